@@ -1,0 +1,47 @@
+"""`BackendSpec`: one entry of the `backends` setting, as the router and backend factories see it.
+
+Field names are snake_case here and camelCase on the wire (`modelFamily`, `apiKeyEnv`,
+`timeoutMs`, `kvCacheMB`, ...); `lsp_server.config` does the conversion. The fields below the
+`embedded` line only matter for `kind == "embedded"`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BACKEND_KINDS = ("openai", "ollama", "tgi", "llamacpp", "embedded")
+
+
+@dataclass(slots=True, kw_only=True)
+class BackendSpec:
+    name: str = ""
+    kind: str = "openai"
+    url: str = "http://127.0.0.1:8000/v1"
+    model: str = ""
+    model_family: str = ""
+    api_key_env: str = ""
+    timeout_ms: int = 5000
+    max_tokens: int = 128
+    temperature: float = 0.0
+    top_p: float = 1.0
+    # --- embedded ---
+    device: str = "auto"
+    dtype: str = "auto"
+    threads: int = 0
+    kv_cache_mb: int = 256
+    block_size: int = 16
+    max_batch: int = 8
+    max_wait_ms: float = 2.0
+    max_backlog: int = 512
+
+    def __post_init__(self) -> None:
+        if self.kind not in BACKEND_KINDS:
+            raise ValueError(f"unknown backend kind {self.kind!r}; expected one of {', '.join(BACKEND_KINDS)}")
+        if self.timeout_ms <= 0:
+            raise ValueError("timeoutMs must be positive")
+        if not self.name:
+            self.name = self.kind
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.name}:{self.model}" if self.model else self.name

@@ -1,0 +1,1 @@
+"""arbor-ls: AI code completion over the Language Server Protocol."""
