@@ -91,6 +91,7 @@ class Backend(Protocol):
 
     name: str
     model_id: str
+    model_family: str  # e.g. "qwen2.5-coder"; "" when unknown (the spec's modelFamily then decides)
 
     def stream(self, prompt: str, params: SamplingParams) -> AsyncIterator[str]: ...
 

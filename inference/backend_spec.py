@@ -2,14 +2,16 @@
 
 Field names are snake_case here and camelCase on the wire (`modelFamily`, `apiKeyEnv`,
 `timeoutMs`, `kvCacheMB`, ...); `lsp_server.config` does the conversion. The fields below the
-`embedded` line only matter for `kind == "embedded"`.
+`embedded` line only matter for `kind == "embedded"`. `kind == "python"` loads a `Backend` class
+from `model` written as "package.module:ClassName" (used by benchmarks' deterministic models and
+by users with an in-process model of their own).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-BACKEND_KINDS = ("openai", "ollama", "tgi", "llamacpp", "embedded")
+BACKEND_KINDS = ("openai", "ollama", "tgi", "llamacpp", "embedded", "python")
 
 
 @dataclass(slots=True, kw_only=True)
