@@ -48,6 +48,9 @@ class CompletionRequest:
     priority: int = PRIORITY_INTERACTIVE
     deadline_ms: float | None = None
     depends_on: tuple[tuple[str, str], ...] = ()
+    # Key of the normalised local context (enclosing scope's syntax fingerprint, normalised cursor
+    # line, snippet fingerprints), computed by pruning; "" disables the semantic cache tier.
+    semantic_key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
