@@ -1,0 +1,210 @@
+"""Token counting and budget packing for prompt context.
+
+A `Tokenizer` is anything with `count(text) -> int`. `ApproxTokenizer` is a fast stand-in for a
+code model's BPE (about one token per identifier piece of up to four characters, per punctuation
+mark, per run of non-newline whitespace and per newline); it is additive over lines:
+`count(a + b) == count(a) + count(b)` whenever `a` ends with a newline. `ModelTokenizer` wraps a
+Hugging Face `tokenizers.Tokenizer` (the model's own), which is the exact figure when known.
+
+Packing invariants:
+- `pack` never returns items whose summed `tokens` exceed the budget;
+- it is deterministic: ties in value per token are broken by `Candidate.order_key`;
+- windows (`prefix_window`, `suffix_window`) only ever cut at line boundaries and never exceed
+  their budget; the one exception to whole lines is a cursor line that alone exceeds the budget,
+  which is trimmed at its far end (the start of the prefix's last line, the end of the suffix's
+  first line) so that the text next to the cursor survives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol, runtime_checkable
+
+_PIECE = re.compile(r"[A-Za-z_0-9]+|[^\sA-Za-z_0-9]|[^\S\n]+|\n")
+
+
+@runtime_checkable
+class Tokenizer(Protocol):
+    """Counts the tokens a model would see for `text` (no special tokens added)."""
+
+    def count(self, text: str) -> int: ...
+
+
+class ApproxTokenizer:
+    """Regex approximation of a code BPE: words cost ceil(len/4), every other piece costs 1."""
+
+    name = "approx"
+
+    def count(self, text: str) -> int:
+        return _approx_count(text)
+
+
+@lru_cache(maxsize=65536)
+def _approx_count(text: str) -> int:
+    total = 0
+    for piece in _PIECE.findall(text):
+        first = piece[0]
+        if first.isalnum() or first == "_":
+            total += (len(piece) + 3) // 4
+        else:
+            total += 1
+    return total
+
+
+class ModelTokenizer:
+    """The model's own tokenizer (a `tokenizers.Tokenizer` or anything with `encode(text).ids`)."""
+
+    def __init__(self, tokenizer: object, name: str = "model") -> None:
+        self._tokenizer = tokenizer
+        self.name = name
+
+    @classmethod
+    def from_file(cls, path: str) -> ModelTokenizer:
+        """Loads a `tokenizer.json`; needs the optional `tokenizers` package."""
+        from tokenizers import Tokenizer as HFTokenizer  # optional dependency, imported lazily
+
+        return cls(HFTokenizer.from_file(path), name=path)
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        encoding = self._tokenizer.encode(text, add_special_tokens=False)  # type: ignore[attr-defined]
+        return len(encoding.ids)
+
+
+DEFAULT_TOKENIZER = ApproxTokenizer()
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """Something that may go into the prompt: `value` is its expected usefulness (> 0)."""
+
+    key: str
+    tokens: int
+    value: float
+    order_key: tuple = ()
+
+
+def pack(candidates: Sequence[Candidate], budget: int) -> list[Candidate]:
+    """Greedy value-per-token packing: best ratio first, skipping what no longer fits.
+
+    Returns the chosen candidates in the order they were chosen (best first). Candidates with a
+    non-positive value or a token count above `budget` are never chosen.
+    """
+    ranked = sorted(
+        (c for c in candidates if c.value > 0 and 0 < c.tokens <= budget),
+        key=lambda c: (-c.value / c.tokens, -c.value, c.order_key, c.key),
+    )
+    chosen: list[Candidate] = []
+    left = budget
+    for candidate in ranked:
+        if candidate.tokens <= left:
+            chosen.append(candidate)
+            left -= candidate.tokens
+    return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A whole-line slice of the document: `text` starts at `start_line` (0-based)."""
+
+    text: str
+    start_line: int
+    tokens: int
+
+
+def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> Window:
+    """The longest tail of `prefix` made of whole lines (plus the cursor line) within `budget`.
+
+    The cursor line (text after the last newline) is kept first, trimmed from its start only if it
+    alone exceeds the budget.
+    """
+    cut = prefix.rfind("\n") + 1
+    kept = [_fit_tail(prefix[cut:], budget, tokenizer)]
+    used = tokenizer.count(kept[0])
+    if len(kept[0]) < len(prefix) - cut:
+        return Window(text=kept[0], start_line=prefix.count("\n"), tokens=used)
+    end = cut
+    while end > 0:
+        start = prefix.rfind("\n", 0, end - 1) + 1
+        line = prefix[start:end]
+        cost = tokenizer.count(line)
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+        end = start
+    text = "".join(reversed(kept))
+    return Window(text=text, start_line=prefix.count("\n", 0, end), tokens=used)
+
+
+def suffix_window(suffix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> Window:
+    """The longest head of `suffix` made of whole lines within `budget`; the rest of the cursor
+    line (up to and including its newline) is always kept."""
+    first_end = suffix.find("\n") + 1 or len(suffix)
+    kept = [_fit_head(suffix[:first_end], budget, tokenizer)]
+    used = tokenizer.count(kept[0])
+    if len(kept[0]) < first_end:
+        return Window(text=kept[0], start_line=0, tokens=used)
+    start = first_end
+    while start < len(suffix):
+        end = suffix.find("\n", start) + 1 or len(suffix)
+        line = suffix[start:end]
+        cost = tokenizer.count(line)
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+        start = end
+    return Window(text="".join(kept), start_line=0, tokens=used)
+
+
+def _fit_tail(text: str, budget: int, tokenizer: Tokenizer) -> str:
+    """`text` itself if it fits, else its longest suffix that fits (binary search on characters)."""
+    if tokenizer.count(text) <= budget:
+        return text
+    low, high = 0, len(text)  # invariant: text[high:] fits
+    while low < high:
+        mid = (low + high) // 2
+        if tokenizer.count(text[mid:]) <= budget:
+            high = mid
+        else:
+            low = mid + 1
+    return text[high:]
+
+
+def _fit_head(text: str, budget: int, tokenizer: Tokenizer) -> str:
+    """`text` itself if it fits, else its longest prefix that fits."""
+    if tokenizer.count(text) <= budget:
+        return text
+    low, high = 0, len(text)  # invariant: text[:low] fits
+    while low < high:
+        mid = (low + high + 1) // 2
+        if tokenizer.count(text[:mid]) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low]
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetShares:
+    """Guaranteed shares of the budget for the FIM windows; snippets get what is left first.
+
+    `prefix` and `suffix` are fractions of the total budget reserved for the prefix and suffix
+    windows. Snippets are packed into `budget * (1 - prefix - suffix)`; what snippets leave unused
+    flows back to the prefix window (then the suffix window).
+    """
+
+    prefix: float = 0.45
+    suffix: float = 0.15
+
+    def __post_init__(self) -> None:
+        if self.prefix < 0 or self.suffix < 0 or self.prefix + self.suffix > 1:
+            raise ValueError("prefix and suffix shares must be >= 0 and sum to at most 1")
+
+    def snippet_budget(self, budget: int) -> int:
+        return max(0, budget - int(budget * self.prefix) - int(budget * self.suffix))

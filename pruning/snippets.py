@@ -1,0 +1,181 @@
+"""Render a definition as prompt text: its full body, its signature, or a class skeleton.
+
+Forms:
+- "full": the definition's whole lines, as written;
+- "signature": header (decorators, modifiers, parameters, return type) + the first line of its
+  docstring or doc comment + the language's body placeholder (`...`, `{ /* ... */ }`);
+- "skeleton": a class/interface/struct header with each member reduced to one line: methods to
+  signatures, fields kept, nested types to signatures; the closing brace kept for brace languages.
+
+With `parents=True` the headers of enclosing scopes are prepended (one line each), so that a method
+rendered alone still shows which class it belongs to. Every rendered snippet keeps its provenance:
+`start_line`/`end_line` (0-based, inclusive) of the source it was taken from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .scopes import as_scope, body_of
+from .syntax import Syntax
+
+CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "impl", "type", "namespace"})
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedSnippet:
+    text: str
+    start_line: int
+    end_line: int
+    form: str
+
+
+def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: bool = False) -> RenderedSnippet:
+    """Renders definition `node` of `source` in `form` ("full", "signature" or "skeleton")."""
+    kind = syntax.scopes.get(node.type, "")  # type: ignore[attr-defined]
+    scope = as_scope(node, kind, syntax)
+    if form == "full":
+        text = _whole_lines(source, scope.outer.start_byte, node.end_byte)  # type: ignore[attr-defined]
+    elif form == "skeleton" and kind in CLASS_KINDS:
+        text = skeleton(node, source, syntax)
+    else:
+        form = "signature"
+        text = signature(node, source, syntax)
+    if parents:
+        text = _parent_headers(node, source, syntax) + text
+    return RenderedSnippet(text=text.rstrip() + "\n", start_line=scope.start_line, end_line=scope.end_line, form=form)
+
+
+def signature(node: object, source: bytes, syntax: Syntax) -> str:
+    """Header + doc first line + placeholder, indented as in the source."""
+    kind = syntax.scopes.get(node.type, "")  # type: ignore[attr-defined]
+    scope = as_scope(node, kind, syntax)
+    body = body_of(node)
+    start = scope.outer.start_byte  # type: ignore[attr-defined]
+    indent = _indent_of(source, start)
+    if body is None or kind == "type" and not syntax.indent_blocks:
+        text = _whole_lines(source, start, node.end_byte)  # type: ignore[attr-defined]
+        return _doc_comment(scope.outer, source, syntax, indent) + text
+    header = _whole_lines(source, start, body.start_byte).rstrip()  # type: ignore[attr-defined]
+    if syntax.indent_blocks:
+        inner = indent + "    "
+        doc = _python_docstring(body, source)
+        return header + (f"\n{inner}{doc}" if doc else f" {syntax.placeholder}")
+    return _doc_comment(scope.outer, source, syntax, indent) + f"{header} {syntax.placeholder}"
+
+
+def skeleton(node: object, source: bytes, syntax: Syntax) -> str:
+    """A class-like definition with every member reduced to one line or a signature."""
+    body = body_of(node)
+    if body is None:
+        return signature(node, source, syntax)
+    kind = syntax.scopes.get(node.type, "")  # type: ignore[attr-defined]
+    scope = as_scope(node, kind, syntax)
+    start = scope.outer.start_byte  # type: ignore[attr-defined]
+    indent = _indent_of(source, start)
+    header = _whole_lines(source, start, body.start_byte).rstrip()  # type: ignore[attr-defined]
+    lines = [_doc_comment(scope.outer, source, syntax, indent) + header]
+    if not syntax.indent_blocks:
+        lines[0] += " {"
+    members = body.named_children  # type: ignore[attr-defined]
+    for index, member in enumerate(members):
+        line = _member_line(member, source, syntax, first=index == 0)
+        if line:
+            lines.append(line)
+    if syntax.indent_blocks and len(lines) == 1:
+        lines.append(indent + "    " + syntax.placeholder)
+    if not syntax.indent_blocks:
+        lines.append(indent + "}")
+    return "\n".join(lines)
+
+
+def _member_line(member: object, source: bytes, syntax: Syntax, *, first: bool) -> str:
+    inner = member
+    while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
+        inner = inner.named_children[-1]  # type: ignore[attr-defined]
+    if inner.type in syntax.comments:  # type: ignore[attr-defined]
+        return ""
+    if inner.type in syntax.scopes:  # type: ignore[attr-defined]
+        return signature(inner, source, syntax)
+    text = _whole_lines(source, member.start_byte, member.end_byte).rstrip()  # type: ignore[attr-defined]
+    if syntax.indent_blocks and inner.type == "expression_statement":  # type: ignore[attr-defined]
+        child = inner.named_children[0] if inner.named_children else None  # type: ignore[attr-defined]
+        if child is not None and child.type == "string":
+            if not first:
+                return ""
+            doc = _first_doc_line(child, source)
+            return _indent_of(source, member.start_byte) + doc if doc else ""  # type: ignore[attr-defined]
+        if child is None or child.type not in ("assignment", "augmented_assignment"):
+            return ""
+    lines = text.split("\n")
+    if len(lines) > 3:
+        return lines[0]
+    return text
+
+
+def _parent_headers(node: object, source: bytes, syntax: Syntax) -> str:
+    headers: list[str] = []
+    parent = node.parent  # type: ignore[attr-defined]
+    while parent is not None:
+        kind = syntax.scopes.get(parent.type)
+        if kind in CLASS_KINDS:
+            scope = as_scope(parent, kind, syntax)
+            header = _whole_lines(source, scope.outer.start_byte, scope.body_start_byte).rstrip()  # type: ignore[attr-defined]
+            headers.append(header + ("" if syntax.indent_blocks else " {"))
+        parent = parent.parent
+    return "".join(h + "\n" for h in reversed(headers))
+
+
+def _python_docstring(body: object, source: bytes) -> str:
+    children = body.named_children  # type: ignore[attr-defined]
+    if not children or children[0].type != "expression_statement":
+        return ""
+    string = children[0].named_children[0] if children[0].named_children else None
+    if string is None or string.type != "string":
+        return ""
+    return _first_doc_line(string, source)
+
+
+def _first_doc_line(string: object, source: bytes) -> str:
+    raw = source[string.start_byte:string.end_byte].decode("utf-8", "replace")  # type: ignore[attr-defined]
+    quote_at = min((raw.find(q) for q in ('"""', "'''", '"', "'") if raw.find(q) >= 0), default=-1)
+    if quote_at < 0:
+        return ""
+    quote = '"""' if raw.startswith('"""', quote_at) else "'''" if raw.startswith("'''", quote_at) else raw[quote_at]
+    content = raw[quote_at + len(quote): len(raw) - len(quote)]
+    for line in content.splitlines():
+        line = line.strip().replace(quote, "")
+        if line:
+            return f"{raw[:quote_at]}{quote}{line.rstrip(chr(92))}{quote}"
+    return ""
+
+
+def _doc_comment(outer: object, source: bytes, syntax: Syntax, indent: str) -> str:
+    """First text line of a comment that ends on the line just above the definition."""
+    previous = outer.prev_sibling  # type: ignore[attr-defined]
+    if previous is None or previous.type not in syntax.comments:
+        return ""
+    if previous.end_point[0] + 1 != outer.start_point[0]:  # type: ignore[attr-defined]
+        return ""
+    text = source[previous.start_byte:previous.end_byte].decode("utf-8", "replace")
+    for line in text.splitlines():
+        line = line.strip().lstrip("/*#!").strip().rstrip("*/").strip()
+        if line and not line.startswith("@"):
+            return f"{indent}{syntax.line_comment} {line}\n"
+    return ""
+
+
+def _whole_lines(source: bytes, start: int, end: int) -> str:
+    """Source from `start` up to `end`, widened to the line start when only indentation precedes
+    `start` on its line (so the text keeps its indentation)."""
+    line_start = source.rfind(b"\n", 0, start) + 1
+    if source[line_start:start].strip():
+        line_start = start
+    return source[line_start:end].decode("utf-8", "replace")
+
+
+def _indent_of(source: bytes, offset: int) -> str:
+    line_start = source.rfind(b"\n", 0, offset) + 1
+    line = source[line_start:offset].decode("utf-8", "replace")
+    indent = line[: len(line) - len(line.lstrip())]
+    return indent if len(indent) == len(line) else ""

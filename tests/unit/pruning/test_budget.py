@@ -1,0 +1,97 @@
+from hypothesis import given, settings, strategies as st
+
+from pruning.budget import (
+    ApproxTokenizer, BudgetShares, Candidate, ModelTokenizer, pack, prefix_window, suffix_window,
+)
+
+TOKENIZER = ApproxTokenizer()
+code_lines = st.lists(st.text(alphabet="abcdefgh_ (){}:.,=\t\"'", max_size=60), max_size=40)
+
+
+def test_approx_counts_words_in_four_character_pieces():
+    assert TOKENIZER.count("") == 0
+    assert TOKENIZER.count("abcd") == 1
+    assert TOKENIZER.count("abcde") == 2
+    assert TOKENIZER.count("self.repo.save(x)\n") == 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1
+
+
+def test_approx_is_additive_over_lines():
+    text = "def f(x):\n    return x + 1\n"
+    a, b = text.split("\n", 1)
+    assert TOKENIZER.count(text) == TOKENIZER.count(a + "\n") + TOKENIZER.count(b)
+
+
+def test_model_tokenizer_wraps_encode():
+    class Encoding:
+        def __init__(self, ids):
+            self.ids = ids
+
+    class Fake:
+        def encode(self, text, add_special_tokens=False):
+            assert add_special_tokens is False
+            return Encoding(list(text))
+
+    assert ModelTokenizer(Fake()).count("abc") == 3
+    assert ModelTokenizer(Fake()).count("") == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1, 50), st.floats(0.01, 10)), max_size=30),
+    st.integers(0, 200),
+)
+def test_pack_never_exceeds_budget_and_is_deterministic(items, budget):
+    candidates = [Candidate(key=f"c{i}", tokens=t, value=v, order_key=(i,)) for i, (t, v) in enumerate(items)]
+    chosen = pack(candidates, budget)
+    assert sum(c.tokens for c in chosen) <= budget
+    assert pack(list(reversed(candidates)), budget) == chosen
+
+
+def test_pack_prefers_value_per_token():
+    cheap = Candidate("cheap", tokens=10, value=5.0)
+    dear = Candidate("dear", tokens=100, value=20.0)
+    filler = Candidate("filler", tokens=80, value=1.0)
+    assert [c.key for c in pack([dear, cheap, filler], 100)] == ["cheap", "filler"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(code_lines, st.integers(0, 120))
+def test_prefix_window_keeps_whole_lines_within_budget(lines, budget):
+    prefix = "\n".join(lines)
+    window = prefix_window(prefix, budget, TOKENIZER)
+    assert prefix.endswith(window.text)
+    assert window.tokens == TOKENIZER.count(window.text) <= budget
+    cut = len(prefix) - len(window.text)
+    last_line_start = prefix.rfind("\n") + 1
+    assert cut == 0 or prefix[cut - 1] == "\n" or cut > last_line_start
+    assert window.start_line == prefix.count("\n", 0, cut)
+
+
+@settings(max_examples=200, deadline=None)
+@given(code_lines, st.integers(0, 120))
+def test_suffix_window_keeps_whole_lines_within_budget(lines, budget):
+    suffix = "\n".join(lines)
+    window = suffix_window(suffix, budget, TOKENIZER)
+    assert suffix.startswith(window.text)
+    assert window.tokens == TOKENIZER.count(window.text) <= budget
+    end = len(window.text)
+    first_line_end = suffix.find("\n") + 1 or len(suffix)
+    assert end == len(suffix) or suffix[end - 1] == "\n" or end < first_line_end
+
+
+def test_prefix_window_prefers_the_cursor_line():
+    prefix = "first line here\nsecond line here\n    return compute("
+    window = prefix_window(prefix, TOKENIZER.count("    return compute("), TOKENIZER)
+    assert window.text == "    return compute("
+    assert window.start_line == 2
+
+
+def test_budget_shares_validate_and_split():
+    shares = BudgetShares(prefix=0.5, suffix=0.2)
+    assert shares.snippet_budget(1000) == 300
+    try:
+        BudgetShares(prefix=0.8, suffix=0.3)
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("shares over 1 must be rejected")
