@@ -77,6 +77,7 @@ GO = Syntax(
         "type_spec": "type",
     },
     imports=frozenset({"import_declaration"}),
+    wrappers=frozenset({"type_declaration"}),
     members=frozenset({"field_declaration_list", "method_spec_list", "interface_type"}),
 )
 
