@@ -1,0 +1,177 @@
+/**
+ * The arbor-ls language client: finds the executable, starts it on stdio, sends the settings as
+ * `initializationOptions` and on every change, and filters completions through the user's toggle.
+ *
+ * Invariants: at most one server process runs per window; `phase` follows the client's state;
+ * while completions are toggled off no inline completion request reaches the server.
+ */
+
+import * as fs from "fs";
+import * as os from "os";
+import * as vscode from "vscode";
+import {
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { resolveExecutable } from "./executable";
+import { ShownCompletion, withAcceptCommand } from "./feedback";
+import { isStatusParams, STATUS_NOTIFICATION, type StatusParams } from "./protocol";
+import { contributedKeys, serverSettings, type JsonObject } from "./settings";
+import type { ClientPhase } from "./status";
+
+function isExecutable(candidate: string): boolean {
+  try {
+    fs.accessSync(candidate, fs.constants.X_OK);
+    return fs.statSync(candidate).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export class ArborClient implements vscode.Disposable {
+  client: LanguageClient | undefined;
+  phase: ClientPhase = "stopped";
+  status: StatusParams | undefined;
+  readonly shown = new ShownCompletion();
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(
+    private readonly extension: vscode.ExtensionContext,
+    readonly output: vscode.LogOutputChannel,
+  ) {}
+
+  get enabled(): boolean {
+    return vscode.workspace.getConfiguration("arbor").get<boolean>("enable", true);
+  }
+
+  settings(): JsonObject {
+    const config = vscode.workspace.getConfiguration("arbor");
+    return serverSettings(contributedKeys(this.extension.extension.packageJSON), (key) => config.inspect(key));
+  }
+
+  async start(): Promise<void> {
+    const config = vscode.workspace.getConfiguration("arbor");
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+    const resolution = resolveExecutable(config.get<string>("server.path", "arbor-ls"), {
+      pathVariable: process.env.PATH ?? "",
+      home: os.homedir(),
+      workspaceFolders: folders,
+      isExecutable,
+    });
+    if (!resolution.found) {
+      this.setPhase("notFound");
+      this.output.error(resolution.message);
+      void vscode.window.showErrorMessage(resolution.message, "Open Settings").then((choice) => {
+        if (choice === "Open Settings") {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "arbor.server.path");
+        }
+      });
+      return;
+    }
+    const args = config.get<string[]>("server.args", []);
+    this.output.info(`starting ${resolution.path} ${args.join(" ")}`);
+    const serverOptions: ServerOptions = {
+      command: resolution.path,
+      args,
+      transport: TransportKind.stdio,
+      options: { cwd: folders[0] },
+    };
+    const client = new LanguageClient("arbor", "arbor-ls", serverOptions, this.clientOptions());
+    this.client = client;
+    client.onDidChangeState((event) => {
+      this.setPhase(event.newState === State.Running ? "running" : event.newState === State.Starting ? "starting" : "stopped");
+    });
+    client.onNotification(STATUS_NOTIFICATION, (params: unknown) => {
+      if (isStatusParams(params)) {
+        this.status = params;
+        this.changed.fire();
+      }
+    });
+    this.setPhase("starting");
+    try {
+      await client.start();
+    } catch (error) {
+      this.setPhase("stopped");
+      this.output.error(`arbor-ls failed to start: ${String(error)}`);
+      void vscode.window.showErrorMessage(`arbor-ls failed to start: ${String(error)}`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.status = undefined;
+    if (client) {
+      await client.stop().catch((error: unknown) => this.output.warn(`stopping arbor-ls: ${String(error)}`));
+    }
+    this.setPhase("stopped");
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Sends the current settings to a running server (`workspace/didChangeConfiguration`). */
+  async pushSettings(): Promise<void> {
+    if (this.client?.isRunning()) {
+      await this.client.sendNotification("workspace/didChangeConfiguration", { settings: this.settings() });
+    }
+  }
+
+  notifyChanged(): void {
+    this.changed.fire();
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.changed.dispose();
+  }
+
+  private setPhase(phase: ClientPhase): void {
+    this.phase = phase;
+    void vscode.commands.executeCommand("setContext", "arbor.active", phase === "running" && this.enabled);
+    this.changed.fire();
+  }
+
+  private clientOptions(): LanguageClientOptions {
+    return {
+      documentSelector: [{ scheme: "file" }],
+      initializationOptions: this.settings(),
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      middleware: {
+        provideInlineCompletionItems: async (document, position, context, token, next) => {
+          if (!this.enabled) {
+            return undefined;
+          }
+          const result = await next(document, position, context, token);
+          if (!result) {
+            return result;
+          }
+          const items = Array.isArray(result) ? result : result.items;
+          withAcceptCommand(items, document.uri.toString());
+          this.shown.remember(document.uri.toString(), items);
+          return result;
+        },
+        provideCompletionItem: async (document, position, context, token, next) => {
+          const listed = vscode.workspace.getConfiguration("arbor").get<boolean>("vscode.completionList", false);
+          if (!this.enabled || !listed) {
+            return undefined;
+          }
+          return next(document, position, context, token);
+        },
+        workspace: {
+          configuration: (params, token, next) => {
+            const wantsOurs = params.items.every((item) => item.section === undefined || item.section === "arbor");
+            return wantsOurs ? params.items.map(() => this.settings()) : next(params, token);
+          },
+        },
+      },
+    };
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Entry point: creates the arbor-ls client, its status bar item and its commands.
+ * Commands: toggle completions, show the last prompt's context, restart the server, show stats,
+ * plus `arbor.accepted` / `arbor.dismiss` that report the user's verdict to the server.
+ */
+
+import * as vscode from "vscode";
+import { ArborClient } from "./client";
+import { ACCEPT_COMMAND, parseAcceptArguments } from "./feedback";
+import { ACCEPTED_NOTIFICATION, CONTEXT_REQUEST, REJECTED_NOTIFICATION, STATS_REQUEST } from "./protocol";
+import { statusView } from "./status";
+
+let arbor: ArborClient | undefined;
+
+async function showJson(title: string, value: unknown): Promise<void> {
+  const document = await vscode.workspace.openTextDocument({
+    language: "json",
+    content: `// ${title}\n${JSON.stringify(value, null, 2)}\n`,
+  });
+  await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+}
+
+async function requestJson(client: ArborClient, method: string, title: string, empty: string): Promise<void> {
+  if (!client.client?.isRunning()) {
+    void vscode.window.showWarningMessage("arbor-ls is not running.");
+    return;
+  }
+  try {
+    const result: unknown = await client.client.sendRequest(method, {});
+    if (result === null || result === undefined) {
+      void vscode.window.showInformationMessage(empty);
+      return;
+    }
+    await showJson(title, result);
+  } catch (error) {
+    void vscode.window.showErrorMessage(`${method} failed: ${String(error)}`);
+  }
+}
+
+function createStatusBar(client: ArborClient): vscode.StatusBarItem {
+  const item = vscode.window.createStatusBarItem("arbor.status", vscode.StatusBarAlignment.Right, 100);
+  item.name = "arbor-ls";
+  const render = (): void => {
+    const view = statusView(client.phase, client.enabled, client.status);
+    item.text = view.text;
+    item.tooltip = view.tooltip;
+    item.command = view.command;
+    item.backgroundColor = view.background ? new vscode.ThemeColor(view.background) : undefined;
+  };
+  client.onDidChange(render);
+  render();
+  item.show();
+  return item;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel("arbor-ls", { log: true });
+  const client = new ArborClient(context, output);
+  arbor = client;
+  context.subscriptions.push(output, client, createStatusBar(client));
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand("arbor.toggleCompletions", async () => {
+      const config = vscode.workspace.getConfiguration("arbor");
+      await config.update("enable", !client.enabled, vscode.ConfigurationTarget.Global);
+    }),
+    vscode.commands.registerCommand("arbor.showContext", () =>
+      requestJson(client, CONTEXT_REQUEST, "arbor-ls: context of the last prompt", "No completion has been requested yet."),
+    ),
+    vscode.commands.registerCommand("arbor.showStats", () =>
+      requestJson(client, STATS_REQUEST, "arbor-ls: statistics", "The server returned no statistics."),
+    ),
+    vscode.commands.registerCommand("arbor.restartServer", () => client.restart()),
+    vscode.commands.registerCommand(ACCEPT_COMMAND, async (...args: unknown[]) => {
+      const { payload, inner } = parseAcceptArguments(args);
+      client.shown.accepted();
+      if (payload && client.client?.isRunning()) {
+        await client.client.sendNotification(ACCEPTED_NOTIFICATION, payload);
+      }
+      if (inner) {
+        await vscode.commands.executeCommand(inner.command, ...(inner.arguments ?? []));
+      }
+    }),
+    vscode.commands.registerCommand("arbor.dismiss", async () => {
+      const payload = client.shown.dismiss();
+      await vscode.commands.executeCommand("editor.action.inlineSuggest.hide");
+      if (payload && client.client?.isRunning()) {
+        await client.client.sendNotification(REJECTED_NOTIFICATION, payload);
+      }
+    }),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      if (!event.affectsConfiguration("arbor")) {
+        return;
+      }
+      if (event.affectsConfiguration("arbor.server")) {
+        await client.restart();
+        return;
+      }
+      if (event.affectsConfiguration("arbor.enable")) {
+        await vscode.commands.executeCommand("setContext", "arbor.active", client.phase === "running" && client.enabled);
+        client.notifyChanged();
+      }
+      await client.pushSettings();
+    }),
+  );
+  await client.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await arbor?.stop();
+  arbor = undefined;
+}
