@@ -1,0 +1,1 @@
+"""A small stock-keeping library: products, a catalog, pricing rules and checkout."""
