@@ -1,0 +1,200 @@
+"""Continuous batching: which sequences run in the next step, and how many tokens each computes.
+
+There are no prefill and decode phases: every sequence has `num_computed_tokens` and wants to
+reach `num_tokens`; one step spends a token budget (`max_batched_tokens`) over
+1. running sequences that decode (one token each), most urgent first, then
+2. running sequences still prefilling (chunked prefill: as many tokens as the budget allows), then
+3. waiting sequences in key order (see `EngineConfig`: virtual deadline, then arrival order), while
+   fewer than `max_batch` run. Admission reuses the longest cached prefix.
+When a running sequence cannot get blocks, the least urgent running sequence is preempted by
+recompute (blocks freed, progress reset, back to the waiting queue under its original key) until
+the allocation fits; if the sequence itself is the least urgent, it is the one preempted.
+Dynamic batching: while nothing runs and fewer than `max_batch` requests wait, the scheduler holds
+them until the oldest has waited `max_wait_ms`, and reports when to wake up.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from .config import EngineConfig
+from .kv_cache_manager import KVCacheManager
+from .sequence import Sequence, SequenceStatus
+
+
+class BacklogFullError(RuntimeError):
+    """More requests are queued or running than `maxBacklog` allows."""
+
+
+class RequestTooLargeError(ValueError):
+    """A request can never fit (prompt plus max tokens exceed the KV cache or the context)."""
+
+
+@dataclass(slots=True)
+class ScheduledChunk:
+    seq: Sequence
+    start: int  # seq.num_computed_tokens when scheduled
+    num_tokens: int
+
+    @property
+    def samples(self) -> bool:
+        """True when this chunk reaches the sequence's last known token (its logits are sampled)."""
+        return self.start + self.num_tokens == self.seq.num_tokens
+
+
+@dataclass(slots=True)
+class SchedulerOutput:
+    chunks: list[ScheduledChunk] = field(default_factory=list)
+    preempted: list[Sequence] = field(default_factory=list)
+    wake_at_s: float | None = None  # set when requests are held back by max_wait_ms
+
+    @property
+    def num_tokens(self) -> int:
+        return sum(chunk.num_tokens for chunk in self.chunks)
+
+
+class Scheduler:
+    def __init__(self, config: EngineConfig, kv: KVCacheManager, max_model_len: int) -> None:
+        self.config = config
+        self.kv = kv
+        self.max_model_len = max_model_len
+        self.waiting: list[tuple[tuple[float, int], Sequence]] = []  # heap; aborted entries skipped
+        self.running: list[Sequence] = []
+        self.requests: dict[str, Sequence] = {}
+        self.num_waiting = 0
+        self.num_preemptions = 0
+        self._counter = itertools.count()
+
+    @property
+    def has_work(self) -> bool:
+        return bool(self.running) or self.num_waiting > 0
+
+    def add(self, seq: Sequence, now_s: float | None = None) -> None:
+        """Queue a request. Raises BacklogFullError or RequestTooLargeError; never queues those."""
+        if seq.request_id in self.requests:
+            raise ValueError(f"duplicate request id {seq.request_id!r}")
+        if self.num_waiting + len(self.running) >= self.config.max_backlog:
+            raise BacklogFullError(
+                f"embedded engine backlog is full ({self.config.max_backlog} requests queued or running); "
+                "retry later or raise maxBacklog"
+            )
+        total = seq.num_tokens + seq.params.max_tokens
+        if seq.num_tokens >= self.max_model_len:
+            raise RequestTooLargeError(
+                f"prompt of {seq.num_tokens} tokens does not fit the model's context of {self.max_model_len}"
+            )
+        needed = self.kv.blocks_needed(min(total, self.max_model_len))
+        if needed > self.kv.pool.num_blocks:
+            raise RequestTooLargeError(
+                f"request needs {needed} KV blocks ({total} tokens) but the cache has "
+                f"{self.kv.pool.num_blocks}; raise kvCacheMB or lower maxTokens"
+            )
+        now_s = time.monotonic() if now_s is None else now_s
+        params = seq.params
+        deadline_s = (params.deadline_ms if params.deadline_ms is not None else self.config.default_deadline_ms) / 1000
+        seq.arrival_s = now_s
+        seq.sort_key = (now_s + deadline_s + params.priority * self.config.priority_age_s, next(self._counter))
+        seq.status = SequenceStatus.WAITING
+        self.requests[seq.request_id] = seq
+        self._push_waiting(seq)
+
+    def _push_waiting(self, seq: Sequence) -> None:
+        heapq.heappush(self.waiting, (seq.sort_key, seq))
+        self.num_waiting += 1
+
+    def finish(self, seq: Sequence, reason: str) -> None:
+        """End a sequence: free its blocks at once and drop it from the queues."""
+        if seq.is_finished:
+            return
+        if seq.status is SequenceStatus.RUNNING:
+            self.running.remove(seq)
+        else:
+            self.num_waiting -= 1  # its heap entry is skipped lazily
+        self.kv.free(seq)
+        seq.status = SequenceStatus.FINISHED
+        seq.finish_reason = reason
+        self.requests.pop(seq.request_id, None)
+
+    def abort(self, request_id: str) -> Sequence | None:
+        seq = self.requests.get(request_id)
+        if seq is not None:
+            self.finish(seq, "abort")
+        return seq
+
+    def _preempt(self, seq: Sequence) -> None:
+        self.running.remove(seq)
+        self.kv.free(seq)
+        seq.status = SequenceStatus.WAITING
+        seq.num_preemptions += 1
+        self.num_preemptions += 1
+        self._push_waiting(seq)
+
+    def _hold_for_batch(self, now_s: float) -> float | None:
+        """When to run a partial batch if the scheduler should keep waiting for more requests."""
+        if self.running or self.num_waiting >= self.config.max_batch or self.config.max_wait_ms <= 0:
+            return None
+        oldest = min(seq.arrival_s for _, seq in self.waiting if seq.status is SequenceStatus.WAITING)
+        wake = oldest + self.config.max_wait_ms / 1000
+        return wake if now_s < wake else None
+
+    def schedule(self, now_s: float | None = None) -> SchedulerOutput:
+        out = SchedulerOutput()
+        if not self.has_work:
+            return out
+        now_s = time.monotonic() if now_s is None else now_s
+        wake = self._hold_for_batch(now_s)
+        if wake is not None:
+            out.wake_at_s = wake
+            return out
+        budget = self.config.max_batched_tokens
+        scheduled: dict[int, ScheduledChunk] = {}
+        order = sorted(self.running, key=lambda s: (s.num_tokens - s.num_computed_tokens > 1, s.sort_key))
+        for seq in order:
+            if budget == 0:
+                break
+            if seq.status is not SequenceStatus.RUNNING:
+                continue  # preempted earlier in this loop
+            count = min(seq.num_tokens - seq.num_computed_tokens, budget)
+            while not self.kv.allocate(seq, count):
+                victim = max((s for s in self.running if s is not seq), key=lambda s: s.sort_key, default=None)
+                if victim is None or victim.sort_key < seq.sort_key:
+                    victim = seq
+                dropped = scheduled.pop(id(victim), None)
+                if dropped is not None:
+                    budget += dropped.num_tokens
+                self._preempt(victim)
+                out.preempted.append(victim)
+                if victim is seq:
+                    break
+            else:
+                scheduled[id(seq)] = ScheduledChunk(seq, seq.num_computed_tokens, count)
+                budget -= count
+        while self.waiting and budget > 0 and len(self.running) < self.config.max_batch:
+            seq = self.waiting[0][1]
+            if seq.status is not SequenceStatus.WAITING:
+                heapq.heappop(self.waiting)
+                continue
+            if not self.kv.admit(seq, budget):
+                break
+            heapq.heappop(self.waiting)
+            self.num_waiting -= 1
+            seq.status = SequenceStatus.RUNNING
+            self.running.append(seq)
+            count = min(seq.num_tokens - seq.num_computed_tokens, budget)
+            scheduled[id(seq)] = ScheduledChunk(seq, seq.num_computed_tokens, count)
+            budget -= count
+        out.chunks = list(scheduled.values())
+        return out
+
+    def complete_step(self, output: SchedulerOutput) -> None:
+        """Record that the scheduled chunks were computed; caches their newly full blocks.
+        Sequences aborted or finished meanwhile are skipped."""
+        for chunk in output.chunks:
+            seq = chunk.seq
+            if seq.status is not SequenceStatus.RUNNING:
+                continue
+            seq.num_computed_tokens = chunk.start + chunk.num_tokens
+            self.kv.cache_computed_blocks(seq)
