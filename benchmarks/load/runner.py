@@ -1,0 +1,152 @@
+"""One load-test run: start each server, run the scenarios against it, build the JSON report.
+
+Order of a run: arbor-ls first, then the bare pygls baseline, each in a fresh process that is
+initialized on the same workspace and measured with the same scenarios and options, one after the
+other (never at the same time, so they do not compete for the CPU). A server that exits early is
+an error in the scenario it died in; the run goes on with the next server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .jsonrpc_client import LspClient
+from .scenarios import RUNNERS, LoadOptions, barrier, concurrency_sweep
+from .servers import ServerSpec, machine_info, rss_mb
+from .stats import ScenarioRecord, ratio, summarize
+from .workspace import BenchWorkspace
+
+# Scenarios whose latency is queueing by design (the server is kept saturated); P95 gates skip them.
+SATURATING = frozenset({"typing_throughput"})
+
+
+@dataclass(slots=True)
+class ServerRun:
+    """Everything measured against one server process."""
+
+    spec: ServerSpec
+    records: dict[str, ScenarioRecord] = field(default_factory=dict)
+    summaries: dict[str, dict] = field(default_factory=dict)
+    sweep: dict | None = None
+    rss_mb_before: float | None = None
+    rss_mb_after: float | None = None
+    startup_s: float | None = None
+    exit_code: int | None = None
+    crashed: bool = False
+    stderr_tail: str = ""
+
+    def report(self) -> dict[str, Any]:
+        growth = None
+        if self.rss_mb_before and self.rss_mb_after:
+            growth = round((self.rss_mb_after - self.rss_mb_before) / self.rss_mb_before * 100, 1)
+        out = {
+            "name": self.spec.name,
+            "command": self.spec.argv,
+            "description": self.spec.description,
+            "startup_s": self.startup_s,
+            "rss_mb_before": self.rss_mb_before,
+            "rss_mb_after": self.rss_mb_after,
+            "rss_growth_percent": growth,
+            "exit_code": self.exit_code,
+            "crashed": self.crashed,
+        }
+        if self.crashed and self.stderr_tail:
+            out["stderr_tail"] = self.stderr_tail
+        return out
+
+
+async def run_server(spec: ServerSpec, ws: BenchWorkspace, scenarios: list[str], opts: LoadOptions,
+                     *, sweep: bool, log_dir: Path) -> ServerRun:
+    run = ServerRun(spec)
+    started = time.perf_counter()
+    client = await LspClient.spawn(spec.argv, settings=spec.settings, cwd=str(ws.root), env=spec.env,
+                                   stderr_path=log_dir / f"{spec.name}.stderr.log")
+    try:
+        reply = await client.initialize(ws.root)
+        if reply.error is not None:
+            raise RuntimeError(f"initialize failed: {reply.error}")
+        await barrier(client)
+        run.startup_s = round(time.perf_counter() - started, 3)
+        run.rss_mb_before = rss_mb(client.pid)
+        for name in scenarios:
+            if client.exited:
+                break
+            record = await RUNNERS[name](client, ws, opts)
+            run.records[name] = record
+            run.summaries[name] = {**summarize(record), "rss_mb_after": rss_mb(client.pid)}
+        if sweep and not client.exited:
+            run.sweep = await concurrency_sweep(client, ws, opts)
+        if not client.exited:
+            await barrier(client)
+            run.rss_mb_after = rss_mb(client.pid)
+    except (RuntimeError, ConnectionError, asyncio.TimeoutError) as exc:
+        run.crashed = True
+        run.stderr_tail = f"{type(exc).__name__}: {exc}\n{client.stderr_tail()}"
+    finally:
+        crashed_before_shutdown = client.exited
+        run.exit_code = await client.shutdown()
+        if crashed_before_shutdown:
+            run.crashed = True
+            run.stderr_tail = run.stderr_tail or client.stderr_tail()
+    return run
+
+
+def compare(arbor: ServerRun, bare: ServerRun | None) -> dict[str, dict]:
+    """arbor-ls over bare pygls, per scenario: P95 ratio and messages/s ratio."""
+    if bare is None:
+        return {}
+    out = {}
+    for name, mine in arbor.summaries.items():
+        theirs = bare.summaries.get(name)
+        if theirs:
+            out[name] = {
+                "p95_ratio": ratio(mine["p95_ms"], theirs["p95_ms"]),
+                "messages_per_s_ratio": ratio(mine["messages_per_s"], theirs["messages_per_s"]),
+            }
+    return out
+
+
+def check_thresholds(arbor: ServerRun, max_p95_ms: float | None, max_errors: int | None) -> dict:
+    """Which of the user's thresholds the arbor-ls run broke. A crash always counts."""
+    violations = []
+    if arbor.crashed:
+        violations.append("the server crashed or exited early")
+    if max_p95_ms is not None:
+        for name, summary in arbor.summaries.items():
+            p95 = summary["p95_ms"]
+            if name not in SATURATING and p95 is not None and p95 > max_p95_ms:
+                violations.append(f"{name}: p95 {p95} ms > {max_p95_ms} ms")
+    errors = sum(s["errors"] for s in arbor.summaries.values())
+    if max_errors is not None and errors > max_errors:
+        violations.append(f"{errors} errors > {max_errors}")
+    return {"max_p95_ms": max_p95_ms, "max_errors": max_errors, "errors": errors,
+            "violations": violations, "passed": not violations}
+
+
+def build_report(arbor: ServerRun, bare: ServerRun | None, ws: BenchWorkspace, opts: LoadOptions,
+                 thresholds: dict, backend: str) -> dict[str, Any]:
+    options = asdict(opts)
+    options.pop("notes", None)
+    report: dict[str, Any] = {
+        "benchmark": "load",
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine_info(),
+        "workspace": ws.description,
+        "backend": backend,
+        "options": options,
+        "server": arbor.report(),
+        "scenarios": arbor.summaries,
+        "concurrency_sweep": arbor.sweep,
+        "baseline": None,
+        "overhead_vs_baseline": compare(arbor, bare),
+        "thresholds": thresholds,
+        "notes": ws.notes + opts.notes,
+    }
+    if bare is not None:
+        report["baseline"] = {"server": bare.report(), "scenarios": bare.summaries, "concurrency_sweep": bare.sweep}
+    return report
