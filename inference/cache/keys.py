@@ -1,0 +1,101 @@
+"""Cache keys and dependency tags: pure functions of a request, its rendered prompt and the model.
+
+Invariants:
+- Every key is a 32-hex-digit xxh3-128 digest; the inputs are length-prefixed, so no two distinct
+  input tuples encode to the same byte string.
+- A request's *foreign dependencies* are its `depends_on` entries minus the file being edited:
+  the edited file's text around the cursor is already inside the key (prompt or semantic key),
+  and its fingerprint changes on nearly every keystroke, so tagging with it would evict the very
+  entries typing-through needs. Cross-file context is what invalidation has to catch.
+- Keys are versioned by the foreign dependencies' fingerprints: a request built after a file
+  changed can never compute the key of an entry made before, in any tier, even when the prompt
+  text itself did not change (a signature-only snippet of a function whose body changed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import xxhash
+
+from ..api import CompletionRequest
+
+Dependencies = tuple[tuple[str, str], ...]
+
+
+def _digest(parts: Iterable[str]) -> str:
+    h = xxhash.xxh3_128()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()
+
+
+def is_same_file(dep_path: str, request_path: str) -> bool:
+    """`dep_path` names the edited file: equal, or one is the other's workspace-relative tail."""
+    if not dep_path or not request_path:
+        return False
+    if dep_path == request_path:
+        return True
+    a, b = dep_path.replace("\\", "/"), request_path.replace("\\", "/")
+    return a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def foreign_dependencies(request: CompletionRequest) -> Dependencies:
+    """(path, fingerprint) of every file other than the edited one, sorted by path, deduplicated."""
+    deps = {path: fp for path, fp in request.depends_on if not is_same_file(path, request.path)}
+    return tuple(sorted(deps.items()))
+
+
+def sampling_signature(request: CompletionRequest) -> tuple[str, ...]:
+    """Everything about how a completion is sampled that changes its text for a fixed prompt."""
+    return (str(request.max_tokens), repr(float(request.temperature)), repr(float(request.top_p)),
+            "\x1f".join(request.stop), "multi" if request.multiline else "single")
+
+
+def _dependency_parts(deps: Dependencies) -> list[str]:
+    return [f"{path}\x1f{fp}" for path, fp in deps]
+
+
+def exact_key(request: CompletionRequest, prompt: str, model_id: str, template: str,
+              deps: Dependencies | None = None) -> str:
+    """xxh3 of (model id, prompt format, full prompt, sampling settings, dependency versions)."""
+    deps = foreign_dependencies(request) if deps is None else deps
+    return _digest(["exact", model_id, template, prompt, *sampling_signature(request),
+                    *_dependency_parts(deps)])
+
+
+def semantic_cache_key(request: CompletionRequest, model_id: str, template: str,
+                       deps: Dependencies | None = None) -> str | None:
+    """Key of the normalised local context, or None when pruning gave no `semantic_key`.
+
+    The local context itself (scope syntax fingerprint, normalised cursor line, snippet
+    fingerprints) is pruning's `semantic_key`; this adds what else decides the completion's text:
+    the model, its prompt format, the sampling settings, the language and the dependency versions.
+    """
+    if not request.semantic_key:
+        return None
+    deps = foreign_dependencies(request) if deps is None else deps
+    return _digest(["semantic", model_id, template, request.language, request.semantic_key,
+                    *sampling_signature(request), *_dependency_parts(deps)])
+
+
+def dependency_group(deps: Dependencies) -> str | None:
+    """A tag naming one exact set of dependency versions (None when there are none).
+
+    Entries that share a group are invalidated together: when any of the group's files gets a
+    new fingerprint, every entry of the group is stale.
+    """
+    if not deps:
+        return None
+    return "g:" + _digest(["deps", *_dependency_parts(deps)])
+
+
+def conflicts(deps: Dependencies, current: dict[str, str]) -> bool:
+    """True when some dependency's fingerprint differs from the one currently known for its path."""
+    for path, fp in deps:
+        known = current.get(path)
+        if known is not None and known != fp:
+            return True
+    return False
