@@ -1,0 +1,47 @@
+"""Backend factory: one `BackendSpec` -> one `Backend`. Each kind's module is imported lazily,
+so that torch is loaded only when an embedded backend is configured."""
+
+from __future__ import annotations
+
+import importlib
+
+from ..api import Backend, BackendConfigError
+from ..backend_spec import BackendSpec
+
+_MODULES = {
+    "openai": ("inference.backends.openai", "OpenAIBackend"),
+    "ollama": ("inference.backends.ollama", "OllamaBackend"),
+    "tgi": ("inference.backends.tgi", "TGIBackend"),
+    "llamacpp": ("inference.backends.llamacpp", "LlamaCppBackend"),
+    "embedded": ("inference.backends.embedded", "EmbeddedBackend"),
+}
+
+
+def _load_class(module_name: str, class_name: str, what: str) -> type:
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.split(".")[0] in ("torch", "safetensors", "tokenizers", "gguf", "numpy"):
+            raise BackendConfigError(
+                f"{what} needs the embedded extra: pip install 'arbor-ls[embedded]' (missing {exc.name})"
+            ) from None
+        raise BackendConfigError(f"{what}: cannot import {module_name}: {exc}") from None
+    try:
+        return getattr(module, class_name)
+    except AttributeError:
+        raise BackendConfigError(f"{what}: {module_name} has no {class_name}") from None
+
+
+def create_backend(spec: BackendSpec) -> Backend:
+    """Build the backend a spec describes. Raises BackendConfigError with a one-line reason."""
+    what = f"backend {spec.name!r} (kind {spec.kind})"
+    if spec.kind == "python":
+        module_name, _, class_name = spec.model.partition(":")
+        if not module_name or not class_name:
+            raise BackendConfigError(f"{what}: model must be 'package.module:ClassName', got {spec.model!r}")
+        cls = _load_class(module_name, class_name, what)
+    elif spec.kind in _MODULES:
+        cls = _load_class(*_MODULES[spec.kind], what)
+    else:
+        raise BackendConfigError(f"{what}: unknown kind")
+    return cls(spec)

@@ -1,0 +1,145 @@
+"""The router: cache tiers first, then backends in configured order, under deadlines.
+
+Policy:
+- Backends are tried in the order of the `backends` setting; one whose circuit breaker is open is
+  skipped, and a failure or a timeout falls through to the next one while the request's deadline
+  leaves time.
+- Each backend gets `min(timeoutMs, time left before the request's deadline)`.
+- Cancelling `complete` cancels the backend stream at once (HTTP connection closed, engine
+  sequence aborted): nothing keeps running for a request nobody waits for.
+- In single-line mode the stream is closed as soon as a line is complete, so the model stops early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .api import Backend, BackendConfigError, BackendError, CompletionRequest, CompletionResult, SamplingParams
+from .backend_spec import BackendSpec
+from .backends import create_backend
+from .breaker import CircuitBreaker
+from .stops import StopScanner
+from .templates import FimTemplate, template_for
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class BackendSlot:
+    spec: BackendSpec
+    backend: Backend
+    breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
+    last_error: str = ""
+
+    @property
+    def template(self) -> FimTemplate:
+        return template_for(self.spec.model_family or getattr(self.backend, "model_family", ""))
+
+
+class Router:
+    def __init__(self, specs: list[BackendSpec], cache: Any = None,
+                 factory: Callable[[BackendSpec], Backend] = create_backend):
+        self.cache = cache
+        self.slots: list[BackendSlot] = []
+        self.problems: list[str] = []
+        for spec in specs:
+            try:
+                self.slots.append(BackendSlot(spec, factory(spec)))
+            except BackendConfigError as exc:
+                self.problems.append(str(exc))
+                log.error("%s", exc)
+
+    def status(self) -> list[dict[str, Any]]:
+        return [
+            {"name": s.spec.name, "kind": s.spec.kind, "model": s.spec.model,
+             "breaker": s.breaker.state, "lastError": s.last_error}
+            for s in self.slots
+        ]
+
+    def primary_template(self) -> FimTemplate:
+        return self.slots[0].template if self.slots else template_for("")
+
+    async def complete(self, request: CompletionRequest) -> CompletionResult:
+        started = time.perf_counter()
+        deadline = started + request.deadline_ms / 1000 if request.deadline_ms else None
+        errors: list[str] = list(self.problems)
+        for slot in self.slots:
+            if not slot.breaker.allow():
+                errors.append(f"{slot.spec.name}: circuit open")
+                continue
+            template = slot.template
+            prompt = template.render(request)
+            model_id = slot.backend.model_id
+            if self.cache is not None:
+                hit = self.cache.lookup(request, prompt, model_id, template.name)
+                if hit is not None:
+                    slot.breaker.record_success()
+                    return CompletionResult(hit.text, backend=slot.spec.name, cache=hit.tier, prompt=prompt,
+                                            latency_ms={"cache": _ms(started)})
+            timeout = slot.spec.timeout_ms / 1000
+            if deadline is not None:
+                timeout = min(timeout, deadline - time.perf_counter())
+                if timeout <= 0:
+                    errors.append(f"{slot.spec.name}: deadline passed before the request was sent")
+                    break
+            params = SamplingParams(
+                max_tokens=request.max_tokens or slot.spec.max_tokens,
+                temperature=request.temperature, top_p=request.top_p,
+                stop=tuple(dict.fromkeys(request.stop + template.stop)),
+                priority=request.priority, deadline_ms=timeout * 1000,
+            )
+            sent = time.perf_counter()
+            try:
+                text = await asyncio.wait_for(collect(slot.backend, prompt, params, request.multiline), timeout)
+            except TimeoutError:
+                slot.last_error = f"timed out after {timeout * 1000:.0f} ms"
+            except BackendError as exc:
+                slot.last_error = str(exc)
+            else:
+                slot.breaker.record_success()
+                slot.last_error = ""
+                if self.cache is not None:
+                    self.cache.store(request, prompt, model_id, template.name, text)
+                return CompletionResult(text, backend=slot.spec.name, cache="miss", prompt=prompt,
+                                        latency_ms={"backend": _ms(sent)})
+            slot.breaker.record_failure()
+            errors.append(f"{slot.spec.name}: {slot.last_error}")
+            log.warning("backend %s failed: %s", slot.spec.name, slot.last_error)
+        raise BackendError("; ".join(errors) or "no backend is configured")
+
+    async def aclose(self) -> None:
+        for slot in self.slots:
+            with contextlib.suppress(Exception):
+                await slot.backend.aclose()
+        if self.cache is not None and hasattr(self.cache, "close"):
+            self.cache.close()
+
+
+async def collect(backend: Backend, prompt: str, params: SamplingParams, multiline: bool) -> str:
+    """Read a backend stream to its end, a stop string, or (single-line) the first full line."""
+    scanner = StopScanner(params.stop)
+    out: list[str] = []
+    async with contextlib.aclosing(backend.stream(prompt, params)) as chunks:
+        async for chunk in chunks:
+            out.append(scanner.feed(chunk))
+            if scanner.stopped or (not multiline and _has_full_line("".join(out))):
+                break
+        else:
+            out.append(scanner.flush())
+    return "".join(out)
+
+
+def _has_full_line(text: str) -> bool:
+    """True once a newline follows some non-blank text (a leading newline does not end a line)."""
+    stripped = text.lstrip("\n")
+    return "\n" in stripped and bool(stripped.split("\n", 1)[0].strip())
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 3)

@@ -1,0 +1,53 @@
+"""The `arbor-ls` command. With no subcommand it serves LSP on stdio, as editors expect.
+
+Each subcommand is a module in `lsp_server/subcommands/` with `register(subparsers)` and
+`run(args) -> int`. Bad input gives one line on stderr and exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from . import __version__
+from .errors import UsageError
+
+SUBCOMMANDS = ("serve", "complete", "context", "model")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arbor-ls",
+        description="AI code completion language server. Without a subcommand, serves LSP on stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"arbor-ls {__version__}")
+    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
+                        help="log level for stderr (default: warning)")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"lsp_server.subcommands.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
+                        format="arbor-ls %(levelname)s %(name)s: %(message)s")
+    if args.command is None:
+        from .subcommands import serve
+
+        args.stdio, args.tcp, args.func = True, None, serve.run
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as exc:
+        print(f"arbor-ls: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,24 @@
+"""The JSON shape of a prompt's context, shared by `arbor-ls context --json` and `arbor/context`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inference.templates import FimTemplate
+from pruning.context import PromptParts
+
+
+def context_report(parts: PromptParts, template: FimTemplate) -> dict[str, Any]:
+    data = parts.to_json()
+    request = parts.to_request()
+    return {
+        "prompt": template.render(request),
+        "template": template.name,
+        "prefix": data["prefix"],
+        "suffix": data["suffix"],
+        "path": data["path"],
+        "language": data["language"],
+        "tokens": data["tokens"],
+        "budget": data["budget"],
+        "snippets": data["snippets"],
+    }

@@ -1,0 +1,107 @@
+"""Text synchronisation: open buffers, incremental edits, and the listeners that follow them.
+
+The server keeps its own copy of each open buffer, so that every incremental change can be
+turned into a `TextEdit` with code-point offsets into the text *before* that change; listeners
+(the indexer) receive the edits in order plus the resulting text. An edit that cannot be applied
+(a range outside the buffer) is logged and the buffer is left as it was, never lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from ..positions import PositionError, TextEdit, apply_edit, offset_at
+
+if TYPE_CHECKING:
+    from ..server import ArborServer
+
+log = logging.getLogger(__name__)
+
+
+class DocumentListener(Protocol):
+    def did_open(self, path: str, text: str, language_id: str) -> None: ...
+    def did_change(self, path: str, edits: list[TextEdit], new_text: str) -> None: ...
+    def did_close(self, path: str) -> None: ...
+
+
+@dataclass(slots=True)
+class OpenDocument:
+    uri: str
+    path: str
+    text: str
+    version: int
+    language_id: str
+
+
+def uri_to_path(uri: str) -> str:
+    return to_fs_path(uri) or uri
+
+
+def apply_changes(doc: OpenDocument, changes: list, encoding: str) -> list[TextEdit]:
+    """Apply LSP content changes to `doc.text` in order; returns the edits that were applied."""
+    edits: list[TextEdit] = []
+    text = doc.text
+    for change in changes:
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            r = change.range
+            start = offset_at(text, r.start.line, r.start.character, encoding) if r.start.line >= 0 else 0
+            try:
+                end = offset_at(text, r.end.line, r.end.character, encoding)
+            except PositionError:
+                end = len(text)  # a range ending past the last line ends at the end of the buffer
+            if end < start:
+                raise PositionError(f"range end {r.end} precedes its start {r.start}")
+            edit = TextEdit(start, end, change.text)
+        else:
+            edit = TextEdit(0, len(text), change.text)
+        text = apply_edit(text, edit)
+        edits.append(edit)
+    doc.text = text
+    return edits
+
+
+def register(server: ArborServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: ArborServer, params: types.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        doc = OpenDocument(item.uri, uri_to_path(item.uri), item.text, item.version, item.language_id)
+        ls.documents[item.uri] = doc
+        for listener in ls.document_listeners:
+            _notify(listener.did_open, doc.path, doc.text, doc.language_id)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: ArborServer, params: types.DidChangeTextDocumentParams) -> None:
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is None:
+            log.warning("didChange for a document that is not open: %s", params.text_document.uri)
+            return
+        before = doc.text
+        try:
+            edits = apply_changes(doc, params.content_changes, ls.position_encoding)
+        except PositionError as exc:
+            doc.text = before
+            log.error("ignored an edit to %s: %s", doc.uri, exc)
+            return
+        doc.version = params.text_document.version
+        for listener in ls.document_listeners:
+            _notify(listener.did_change, doc.path, edits, doc.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: ArborServer, params: types.DidCloseTextDocumentParams) -> None:
+        doc = ls.documents.pop(params.text_document.uri, None)
+        ls.cancel_inflight(params.text_document.uri, reason="closed")
+        if doc is not None:
+            for listener in ls.document_listeners:
+                _notify(listener.did_close, doc.path)
+
+
+def _notify(method, *args) -> None:
+    try:
+        method(*args)
+    except Exception:  # a listener's bug must not lose the user's buffer state
+        log.exception("document listener %r failed", method)

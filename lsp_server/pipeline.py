@@ -1,0 +1,105 @@
+"""`CompletionPipeline`: cursor -> context -> router (cache, backend) -> post-processing.
+
+The server and the CLI (`arbor-ls complete` / `context`) run the same pipeline, so what the CLI
+prints is exactly what an editor would get. Latency is reported per stage in milliseconds.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from inference.api import CompletionResult
+from inference.router import Router
+from pruning.context import PromptParts, build_context
+from pruning.postprocess import postprocess
+
+from .config import Settings
+
+LANGUAGE_IDS = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".jsx": "javascriptreact", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".tsx": "typescriptreact", ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".cs": "csharp",
+    ".rb": "ruby", ".lua": "lua", ".sh": "shellscript",
+}
+
+
+def language_id_for(path: str) -> str:
+    return LANGUAGE_IDS.get(Path(path).suffix.lower(), "")
+
+
+class CompletionPipeline:
+    def __init__(self, settings: Settings, workspace_root: str | None = None, *, index: Any = None,
+                 cache: Any = None, router: Router | None = None):
+        self.settings = settings
+        self.workspace_root = workspace_root
+        self.index = index
+        self._router = router
+        self._cache = cache
+        self.last_context: PromptParts | None = None
+
+    @property
+    def router(self) -> Router:
+        """Created on first use: building context alone never loads a model or opens a connection."""
+        if self._router is None:
+            self._router = Router(self.settings.backends, cache=self._cache)
+        return self._router
+
+    def relative(self, path: str) -> str:
+        if self.workspace_root:
+            try:
+                return os.path.relpath(path, self.workspace_root).replace(os.sep, "/")
+            except ValueError:
+                pass
+        return Path(path).name
+
+    def build_context(self, path: str, text: str, offset: int, *, language: str = "",
+                      budget_tokens: int | None = None) -> PromptParts:
+        cfg = self.settings.context
+        parts = build_context(
+            path, text, offset, language=language or language_id_for(path),
+            budget_tokens=budget_tokens or cfg.budget_tokens,
+            prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
+        )
+        return replace(parts, path=self.relative(path)) if parts.path == path else parts
+
+    def wants_multiline(self, parts: PromptParts) -> bool:
+        mode = self.settings.completion.multiline
+        if mode != "auto":
+            return mode == "always"
+        line_before = parts.prefix.rsplit("\n", 1)[-1]
+        line_after = parts.suffix.split("\n", 1)[0]
+        if line_after.strip():
+            return False
+        return not line_before.strip() or line_before.rstrip().endswith((":", "{", "(", "[", "=>"))
+
+    async def complete(self, path: str, text: str, offset: int, *, language: str = "") -> CompletionResult:
+        started = time.perf_counter()
+        parts = self.build_context(path, text, offset, language=language)
+        self.last_context = parts
+        context_ms = _ms(started)
+        multiline = self.wants_multiline(parts)
+        cfg = self.settings.completion
+        request = parts.to_request(multiline=multiline, max_tokens=cfg.max_tokens)
+        result = await self.router.complete(request)
+        post_started = time.perf_counter()
+        raw = result.text
+        result.text = postprocess(raw, prefix=parts.prefix, suffix=parts.suffix, language=parts.language,
+                                  multiline_mode=cfg.multiline, multiline=multiline)
+        if multiline and result.text.count("\n") >= cfg.max_lines:
+            result.text = "\n".join(result.text.split("\n")[: cfg.max_lines])
+        result.latency_ms = {"context": context_ms, **result.latency_ms,
+                             "postprocess": _ms(post_started), "total": _ms(started)}
+        return result
+
+    async def aclose(self) -> None:
+        if self._router is not None:
+            await self._router.aclose()
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 3)

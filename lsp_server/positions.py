@@ -1,0 +1,87 @@
+"""LSP positions -> Python string offsets, in the client's position encoding.
+
+LSP line breaks are "\\n", "\\r\\n" and "\\r"; columns count UTF-16 code units (VS Code), UTF-8
+bytes (Neovim's preference) or code points (utf-32). Offsets returned here index Python `str`
+(code points); nothing in the server indexes a string by an LSP column directly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class PositionError(ValueError):
+    """A position lies outside the document."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace text[start:end] (code-point offsets into the text before this edit) with `text`."""
+
+    start: int
+    end: int
+    text: str
+
+
+def line_start(text: str, line: int) -> int:
+    """Offset of the first character of `line` (0-based); raises PositionError past the last line."""
+    if line < 0:
+        raise PositionError(f"negative line {line}")
+    pos = 0
+    for _ in range(line):
+        m = _BREAK.search(text, pos)
+        if m is None:
+            raise PositionError(f"line {line} is past the end of the document")
+        pos = m.end()
+    return pos
+
+
+def _line_end(text: str, start: int) -> int:
+    m = _BREAK.search(text, start)
+    return m.start() if m else len(text)
+
+
+def _units(ch: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(ch.encode("utf-8", "surrogatepass"))
+    if encoding == "utf-16":
+        return 2 if ord(ch) > 0xFFFF else 1
+    return 1
+
+
+def offset_at(text: str, line: int, character: int, encoding: str = "utf-16", *, strict: bool = False) -> int:
+    """Code-point offset of (line, character). A column past the line's end is clamped to it,
+    as the LSP specifies, unless `strict` (then PositionError)."""
+    start = line_start(text, line)
+    end = _line_end(text, start)
+    if encoding not in ("utf-8", "utf-16"):
+        if character > end - start and strict:
+            raise PositionError(f"column {character} is past the end of line {line}")
+        return min(start + character, end)
+    units = 0
+    i = start
+    while i < end and units < character:
+        units += _units(text[i], encoding)
+        i += 1
+    if units < character and strict:
+        raise PositionError(f"column {character} is past the end of line {line}")
+    return i
+
+
+def position_at(text: str, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
+    """(line, character) of a code-point offset, in `encoding` units."""
+    line = 0
+    start = 0
+    for m in _BREAK.finditer(text, 0, offset):
+        if m.end() > offset:
+            break
+        line += 1
+        start = m.end()
+    return line, sum(_units(ch, encoding) for ch in text[start:offset]) if encoding in ("utf-8", "utf-16") else offset - start
+
+
+def apply_edit(text: str, edit: TextEdit) -> str:
+    return text[: edit.start] + edit.text + text[edit.end :]

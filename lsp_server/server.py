@@ -1,0 +1,133 @@
+"""`ArborServer`: the one place that wires settings, documents, index, pruning, cache and router.
+
+Handlers live in `features/` (one module per group) and stay thin; this class owns the state they
+share. Settings come from `initializationOptions` and `workspace/didChangeConfiguration`; a bad
+setting is reported with `window/showMessage` naming the key, and its default is used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from . import __version__
+from .config import Settings, load_settings
+from .features import completion, custom, documents
+from .features.documents import DocumentListener, OpenDocument
+from .pipeline import CompletionPipeline
+from .stats import ServerStats
+
+log = logging.getLogger(__name__)
+
+
+class ArborServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("arbor-ls", __version__)
+        self.settings = Settings()
+        self.documents: dict[str, OpenDocument] = {}
+        self.document_listeners: list[DocumentListener] = []
+        self.workspace_root: str | None = None
+        self.index: Any = None
+        self.cache: Any = None
+        self.stats = ServerStats()
+        self._pipeline: CompletionPipeline | None = None
+        self._inflight: dict[str, tuple[asyncio.Task, list[str]]] = {}
+        self._last_status: dict[str, Any] = {}
+
+    # --- settings -------------------------------------------------------------------------
+    def apply_settings(self, data: Any) -> None:
+        settings, problems = load_settings(data)
+        for problem in problems:
+            self.show_message(f"arbor-ls setting {problem}", types.MessageType.Warning)
+        old = self._pipeline
+        self.settings = settings
+        self._pipeline = None
+        if old is not None:
+            asyncio.ensure_future(old.aclose())
+
+    @property
+    def pipeline(self) -> CompletionPipeline:
+        """Built on first use, so that a slow backend (an embedded model) loads once settings are known."""
+        if self._pipeline is None:
+            self._pipeline = CompletionPipeline(self.settings, self.workspace_root, index=self.index, cache=self.cache)
+            for problem in self._pipeline.router.problems:
+                self.show_message(f"arbor-ls: {problem}", types.MessageType.Error)
+        return self._pipeline
+
+    @property
+    def position_encoding(self) -> str:
+        encoding = self.workspace.position_encoding or "utf-16"
+        return getattr(encoding, "value", encoding)
+
+    def show_message(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        log.warning("%s", message)
+        try:
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        except Exception:  # not connected yet (CLI use) or transport closed
+            pass
+
+    # --- in-flight completions: a newer request for a document supersedes an older one ----------
+    def begin_request(self, uri: str) -> list[str]:
+        """Register the current task as the document's in-flight completion; returns its flag box."""
+        self.cancel_inflight(uri, reason="superseded")
+        task = asyncio.current_task()
+        box: list[str] = []
+        if task is not None:
+            self._inflight[uri] = (task, box)
+        return box
+
+    def end_request(self, uri: str) -> None:
+        entry = self._inflight.get(uri)
+        if entry is not None and entry[0] is asyncio.current_task():
+            del self._inflight[uri]
+
+    def cancel_inflight(self, uri: str, reason: str) -> None:
+        entry = self._inflight.pop(uri, None)
+        if entry is not None and not entry[0].done():
+            entry[1].append(reason)
+            entry[0].cancel()
+
+    # --- status notifications ------------------------------------------------------------
+    def send_status(self, state: str, message: str = "") -> None:
+        slots = self._pipeline.router.status() if self._pipeline else []
+        primary = slots[0] if slots else {}
+        status = {"state": state, "backend": primary.get("name", ""), "breaker": primary.get("breaker", "closed"),
+                  "message": message}
+        if status != self._last_status:
+            self._last_status = status
+            try:
+                self.protocol.notify("arbor/status", status)
+            except Exception:
+                pass
+
+
+def create_server() -> ArborServer:
+    server = ArborServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: ArborServer, params: types.InitializeParams) -> None:
+        folders = params.workspace_folders or []
+        if folders:
+            ls.workspace_root = documents.uri_to_path(folders[0].uri)
+        elif params.root_uri:
+            ls.workspace_root = documents.uri_to_path(params.root_uri)
+        ls.apply_settings(params.initialization_options)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: ArborServer, params: types.DidChangeConfigurationParams) -> None:
+        if params.settings is not None:
+            ls.apply_settings(params.settings)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(ls: ArborServer, *_: Any) -> None:
+        if ls._pipeline is not None:
+            await ls._pipeline.aclose()
+
+    documents.register(server)
+    completion.register(server)
+    custom.register(server)
+    return server

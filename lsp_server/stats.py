@@ -1,0 +1,35 @@
+"""Server counters and a latency window, reported by the `arbor/stats` request.
+
+Latency percentiles are computed over the last `window` completions only, so memory stays flat
+however long the server runs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from typing import Any
+
+
+class ServerStats:
+    def __init__(self, window: int = 1000):
+        self.counters: Counter[str] = Counter()
+        self.latencies_ms: deque[float] = deque(maxlen=window)
+
+    def count(self, name: str, n: int = 1) -> None:
+        self.counters[name] += n
+
+    def record_latency(self, ms: float) -> None:
+        self.latencies_ms.append(ms)
+
+    def percentiles(self) -> dict[str, float]:
+        if not self.latencies_ms:
+            return {}
+        ordered = sorted(self.latencies_ms)
+
+        def pick(q: float) -> float:
+            return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+        return {"p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1]}
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"counters": dict(self.counters), "latencyMs": self.percentiles()}

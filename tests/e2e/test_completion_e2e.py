@@ -1,0 +1,163 @@
+"""The foundation's end-to-end behaviour over stdio, for Neovim's and VS Code's capability sets."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from tests.fakes.openai_server import FakeOpenAIServer
+
+from .conftest import backend_settings, start_client
+
+SAMPLE = "def add(a, b):\n    \n\nprint(add(1, 2))  # 合計 😀\n"
+
+
+def client_position(text: str, offset: int, encoding: str) -> types.Position:
+    """The client's own view of a position (written independently of the server's code)."""
+    before = text[:offset]
+    line = before.count("\n")
+    col_text = before[before.rfind("\n") + 1:]
+    if encoding == "utf-8":
+        character = len(col_text.encode("utf-8"))
+    else:
+        character = len(col_text.encode("utf-16-le")) // 2
+    return types.Position(line=line, character=character)
+
+
+def encoding_of(lsp) -> str:
+    return "utf-8" if lsp.client_name == "neovim" else "utf-16"
+
+
+def open_doc(lsp, text: str, name: str = "sample.py") -> str:
+    path = lsp.workspace_path / name
+    path.write_text(text, encoding="utf-8")
+    uri = path.as_uri()
+    lsp.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
+    return uri
+
+
+def fim_parts(prompt: str) -> tuple[str, str]:
+    m = re.search(r"<\|fim_prefix\|>(.*)<\|fim_suffix\|>(.*)<\|fim_middle\|>$", prompt, re.S)
+    assert m, prompt
+    return m.group(1), m.group(2)
+
+
+async def inline_at(lsp, uri: str, position: types.Position) -> types.InlineCompletionList:
+    return await lsp.text_document_inline_completion_async(types.InlineCompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=position,
+        context=types.InlineCompletionContext(trigger_kind=types.InlineCompletionTriggerKind.Invoked)))
+
+
+async def test_capabilities_advertise_inline_completion(lsp):
+    caps = lsp.init_result.capabilities
+    assert caps.inline_completion_provider is not None
+    assert caps.completion_provider is not None
+    expected = "utf-8" if lsp.client_name == "neovim" else "utf-16"
+    assert caps.position_encoding == expected
+
+
+async def test_inline_completion_returns_model_text_and_sends_fim_request(lsp, fake_backend):
+    uri = open_doc(lsp, SAMPLE)
+    result = await inline_at(lsp, uri, types.Position(line=1, character=4))
+    assert [item.insert_text for item in result.items] == ["return a + b"]
+    body = fake_backend.requests[-1]
+    assert body["model"] == "fake-coder"
+    assert body["stream"] is True
+    assert "<|fim_middle|>" in body["stop"] or "<|endoftext|>" in body["stop"]
+    prefix, suffix = fim_parts(body["prompt"])
+    assert prefix == "def add(a, b):\n    "
+    assert suffix.startswith("\n\nprint(add(1, 2))  # 合計 😀")
+    assert body["prompt"].startswith("<|repo_name|>")
+    assert "<|file_sep|>sample.py\n" in body["prompt"]
+
+
+async def test_completion_fallback_returns_text_edit(lsp, fake_backend):
+    text = "def add(a, b):\n    ret\n"
+    fake_backend.reply = "urn a + b"
+    uri = open_doc(lsp, text)
+    result = await lsp.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=1, character=7)))
+    (item,) = result.items
+    assert item.text_edit.new_text == "return a + b"
+    assert item.text_edit.range.start == types.Position(line=1, character=4)
+    assert item.text_edit.range.end == types.Position(line=1, character=7)
+
+
+async def test_incremental_edits_with_non_ascii_keep_server_text_identical(lsp, fake_backend):
+    encoding = encoding_of(lsp)
+    rng = random.Random(7)
+    text = "héllo = '日本語'\nemoji = '😀🎉'\n\ndef f():\n    return 1\n"
+    uri = open_doc(lsp, text)
+    pieces = ["x", "😀", "字", "é", "\n", "  ", "𝒳y", ""]
+    for version in range(2, 40):
+        start = rng.randrange(len(text) + 1)
+        end = min(len(text), start + rng.choice([0, 0, 1, 2, 5]))
+        new = rng.choice(pieces)
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=client_position(text, start, encoding), end=client_position(text, end, encoding)),
+            text=new)
+        text = text[:start] + new + text[end:]
+        lsp.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]))
+    # The prompt the server builds holds its whole copy of the buffer: prefix + suffix.
+    cursor = len(text)
+    await inline_at(lsp, uri, client_position(text, cursor, encoding))
+    prefix, suffix = fim_parts(fake_backend.requests[-1]["prompt"])
+    assert prefix + suffix == text
+
+
+async def test_position_past_end_gives_empty_result(lsp, fake_backend):
+    uri = open_doc(lsp, SAMPLE)
+    past_lines = await inline_at(lsp, uri, types.Position(line=99, character=0))
+    past_column = await inline_at(lsp, uri, types.Position(line=0, character=500))
+    assert list(past_lines.items) == [] and list(past_column.items) == []
+    assert fake_backend.requests == []
+
+
+async def test_cancel_request_yields_32800_and_closes_backend_connection(tmp_path):
+    slow = FakeOpenAIServer("x" * 400, chunk_size=1, chunk_delay=0.02).start()
+    try:
+        lsp = await start_client("vscode", backend_settings(slow.url, timeoutMs=30000), tmp_path)
+        lsp.client_name, lsp.workspace_path = "vscode", tmp_path
+        uri = open_doc(lsp, SAMPLE)
+        params = types.InlineCompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=1, character=4),
+            context=types.InlineCompletionContext(trigger_kind=types.InlineCompletionTriggerKind.Automatic))
+        future = asyncio.ensure_future(
+            lsp.protocol.send_request_async(types.TEXT_DOCUMENT_INLINE_COMPLETION, params, msg_id="req-1"))
+        assert await asyncio.to_thread(slow.request_started.wait, 10)
+        lsp.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id="req-1"))
+        with pytest.raises(JsonRpcException) as info:
+            await asyncio.wait_for(future, 10)
+        assert info.value.code == -32800
+        assert await asyncio.to_thread(slow.disconnected.wait, 10), "the backend never saw its connection closed"
+        await lsp.shutdown_session()
+        await lsp.stop()
+    finally:
+        slow.stop()
+
+
+async def test_newer_request_supersedes_older_one(tmp_path):
+    slow = FakeOpenAIServer("y" * 200, chunk_size=1, chunk_delay=0.02).start()
+    try:
+        lsp = await start_client("neovim", backend_settings(slow.url, timeoutMs=30000), tmp_path)
+        lsp.client_name, lsp.workspace_path = "neovim", tmp_path
+        uri = open_doc(lsp, SAMPLE)
+        first = asyncio.ensure_future(inline_at(lsp, uri, types.Position(line=1, character=4)))
+        assert await asyncio.to_thread(slow.request_started.wait, 10)
+        slow.reply, slow.chunk_delay = "return a + b", 0.0
+        second = await inline_at(lsp, uri, types.Position(line=1, character=4))
+        assert list((await asyncio.wait_for(first, 10)).items) == []
+        assert [i.insert_text for i in second.items] == ["return a + b"]
+        stats = await lsp.protocol.send_request_async("arbor/stats", {})
+        assert stats.counters.superseded == 1
+        await lsp.shutdown_session()
+        await lsp.stop()
+    finally:
+        slow.stop()
