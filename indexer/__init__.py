@@ -5,18 +5,32 @@ Public API (stable names; see each module's docstring for invariants):
   old_tree=None)`, `get_parser(lang)`, `LANGUAGES`.
 - tags: `extract_tags(lang, tree, source) -> FileTags` with `Definition`, `Reference`, `Import`.
 - fingerprint: `semantic_fingerprint(definitions, imports, identifiers) -> str`.
+- graph: `SymbolGraph` (`definitions_of`, `dependents`, `imports_of`, `rank`, `rank_definitions`,
+  `fingerprint`, `tags`, `files`).
+- workspace_index: `WorkspaceIndex` (the object the server holds; a document listener).
+- workspace: `ScanOptions`, `ScanReport`.
 """
 
 from indexer.fingerprint import semantic_fingerprint
+from indexer.graph import FileUpdate, SymbolGraph
 from indexer.languages import LANGUAGES, get_parser, language_for_id, language_for_path, parse
 from indexer.tags import Definition, FileTags, Import, Reference, extract_tags
+from indexer.workspace import ScanOptions, ScanReport, Skipped
+from indexer.workspace_index import FlushStats, WorkspaceIndex
 
 __all__ = [
     "LANGUAGES",
     "Definition",
     "FileTags",
+    "FileUpdate",
+    "FlushStats",
     "Import",
     "Reference",
+    "ScanOptions",
+    "ScanReport",
+    "Skipped",
+    "SymbolGraph",
+    "WorkspaceIndex",
     "extract_tags",
     "get_parser",
     "language_for_id",

@@ -1,0 +1,113 @@
+"""One open buffer: its text and one tree-sitter tree kept current with `tree.edit` + reparse.
+
+Invariants:
+- `text` is always the buffer's current content; `source` is `text` encoded as UTF-8 (lone
+  surrogates pass through, so byte lengths stay consistent with what was parsed).
+- Edits are recorded on the tree immediately (cheap) and the reparse is deferred until `tree()` is
+  asked for, so a burst of keystrokes costs one incremental parse.
+- After `tree()` returns, the tree equals (as a syntax tree) a full parse of `source`.
+- Edit offsets are code-point offsets into the text before that edit; out-of-range offsets are
+  clamped, never raised.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from indexer import languages
+
+ENCODING_ERRORS = "surrogatepass"
+
+
+class TextEditLike(Protocol):
+    start: int
+    end: int
+    text: str
+
+
+def encode(text: str) -> bytes:
+    return text.encode("utf-8", ENCODING_ERRORS)
+
+
+def _byte_len(text: str) -> int:
+    return len(text) if text.isascii() else len(encode(text))
+
+
+def _point_after(start_point: tuple[int, int], inserted: str) -> tuple[int, int]:
+    """The (row, byte column) reached by inserting `inserted` at `start_point`."""
+    newlines = inserted.count("\n")
+    if not newlines:
+        return (start_point[0], start_point[1] + _byte_len(inserted))
+    return (start_point[0] + newlines, _byte_len(inserted[inserted.rfind("\n") + 1:]))
+
+
+class OpenDocument:
+    """An open buffer of language `language` (None: text is tracked, nothing is parsed)."""
+
+    __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "edits_since_parse", "parses")
+
+    def __init__(self, path: str, text: str, language: str | None) -> None:
+        self.path = path
+        self.language = language
+        self.text = text
+        self._source: bytes | None = None
+        self._tree: languages.Tree | None = None
+        self._dirty = True
+        self.edits_since_parse = 0
+        self.parses = 0
+
+    @property
+    def source(self) -> bytes:
+        if self._source is None:
+            self._source = encode(self.text)
+        return self._source
+
+    @property
+    def dirty(self) -> bool:
+        """Whether the text changed since the last parse."""
+        return self._dirty
+
+    def apply(self, edit: TextEditLike) -> None:
+        """Apply one edit to the text and record it on the tree."""
+        text = self.text
+        size = len(text)
+        start = min(max(int(edit.start), 0), size)
+        end = min(max(int(edit.end), start), size)
+        new = edit.text
+        if self._tree is not None:
+            start_byte = _byte_len(text[:start]) if not text.isascii() else start
+            removed = text[start:end]
+            old_end_byte = start_byte + _byte_len(removed)
+            new_end_byte = start_byte + _byte_len(new)
+            row = text.count("\n", 0, start)
+            line_start = text.rfind("\n", 0, start) + 1
+            start_point = (row, _byte_len(text[line_start:start]))
+            old_end_point = _point_after(start_point, removed)
+            new_end_point = _point_after(start_point, new)
+            languages.edit_tree(
+                self._tree, start_byte, old_end_byte, new_end_byte,
+                start_point, old_end_point, new_end_point,
+            )
+        self.text = text[:start] + new + text[end:]
+        self._source = None
+        self._dirty = True
+        self.edits_since_parse += 1
+
+    def replace(self, text: str) -> None:
+        """Replace the whole text (a full sync); the next parse starts from scratch."""
+        self.text = text
+        self._source = None
+        self._tree = None
+        self._dirty = True
+
+    def tree(self) -> languages.Tree | None:
+        """The current tree (reparsing incrementally if edits are pending); None if unparsed."""
+        if self.language is None:
+            return None
+        if self._dirty or self._tree is None:
+            self._tree = languages.parse(self.language, self.source, self._tree)
+            self._dirty = False
+            self.edits_since_parse = 0
+            self.parses += 1
+        return self._tree
+

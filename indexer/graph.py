@@ -1,0 +1,334 @@
+"""The cross-file symbol graph: files, their definitions, resolved import edges and reference edges.
+
+Invariants:
+- A file's entries (symbols, import edges, reference counts) are rebuilt only by `set_file` with a
+  different fingerprint; with an equal fingerprint only the stored tags (positions) are swapped.
+- When a file is re-indexed, exactly the files importing it (its direct dependents) are marked for
+  re-resolution; they are re-resolved lazily, before the next query. Adding or removing a file
+  re-resolves the files that had unresolved imports.
+- `definitions_of(name, from_path)` orders results: definitions in `from_path`; then those reached
+  through `from_path`'s imports (names it binds explicitly first, following re-exports up to three
+  hops, then everything in the files it imports, then files of its own package/directory for Go
+  and Java); then the rest of the workspace, nearest directory first. No (path, definition) twice.
+- All public methods are safe to call from several threads (one re-entrant lock).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import threading
+from collections import Counter, OrderedDict, defaultdict
+from dataclasses import dataclass, field
+from math import sqrt
+
+from indexer.rank import personalized_pagerank
+from indexer.resolve import ModuleIndex, resolve_import
+from indexer.tags import Definition, FileTags
+
+MAX_DEFINING_FILES = 12  # names defined in more files than this carry no reference edges
+_SAME_PACKAGE_LANGS = frozenset({"go", "java"})
+
+
+@dataclass(frozen=True, slots=True)
+class FileUpdate:
+    """What `set_file` / `remove_file` did: `reindexed` is False when the fingerprint was equal."""
+
+    path: str
+    reindexed: bool
+    fingerprint: str
+    marked: frozenset[str] = field(default_factory=frozenset)
+
+
+class SymbolGraph:
+    """Files, symbols and edges of one workspace (see module docstring for the invariants)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._tags: dict[str, FileTags] = {}
+        self._modules = ModuleIndex()
+        self._resolved: dict[str, tuple[tuple[str, ...], ...]] = {}
+        self._importers: dict[str, set[str]] = defaultdict(set)
+        self._defs_by_name: dict[str, set[str]] = defaultdict(set)
+        self._ref_counts: dict[str, Counter[str]] = {}
+        self._referrers: dict[str, set[str]] = defaultdict(set)
+        self._out_edges: dict[str, dict[str, float]] = {}
+        self._stale: set[str] = set()
+        self._unresolved: set[str] = set()
+        self._unresolved_dirty = False
+        self._symbol_count = 0
+        self.version = 0
+        self._edges_version = 0
+        self._rank_cache: OrderedDict[str, tuple[int, dict[str, float]]] = OrderedDict()
+
+    # ---- updates
+
+    def set_file(self, path: str, tags: FileTags) -> FileUpdate:
+        """Index `tags` as the content of `path`; re-index only if the fingerprint changed."""
+        with self._lock:
+            old = self._tags.get(path)
+            if old is not None and old.fingerprint == tags.fingerprint and old.package == tags.package:
+                self._tags[path] = tags
+                return FileUpdate(path, False, tags.fingerprint)
+            if old is not None:
+                self._drop_entries(path, old)
+            else:
+                self._unresolved_dirty = True
+            self._tags[path] = tags
+            self._modules.add(path, tags.package, tags.language)
+            for d in tags.definitions:
+                self._defs_by_name[d.name].add(path)
+            self._symbol_count += len(tags.definitions)
+            counts = Counter(r.name for r in tags.references)
+            self._ref_counts[path] = counts
+            for name in counts:
+                self._referrers[name].add(path)
+            self._resolve(path)
+            marked = frozenset(self._importers.get(path, ()))
+            self._stale.update(marked)
+            self._invalidate_edges(path, old, tags)
+            self.version += 1
+            return FileUpdate(path, True, tags.fingerprint, marked)
+
+    def remove_file(self, path: str) -> FileUpdate:
+        """Forget `path`; its importers are marked for re-resolution."""
+        with self._lock:
+            old = self._tags.pop(path, None)
+            if old is None:
+                return FileUpdate(path, False, "")
+            self._drop_entries(path, old)
+            self._modules.remove(path)
+            marked = frozenset(self._importers.get(path, ()))
+            self._stale.update(marked)
+            self._unresolved_dirty = True
+            self._invalidate_edges(path, old, None)
+            self._out_edges.pop(path, None)
+            self.version += 1
+            return FileUpdate(path, True, "", marked)
+
+    def set_go_module(self, module_path: str, directory: str) -> None:
+        """Declare that Go module `module_path` (from a go.mod) lives in `directory`."""
+        with self._lock:
+            self._modules.go_modules[module_path] = directory
+            self._unresolved_dirty = True
+
+    def _drop_entries(self, path: str, old: FileTags) -> None:
+        for d in old.definitions:
+            bucket = self._defs_by_name.get(d.name)
+            if bucket is not None:
+                bucket.discard(path)
+                if not bucket:
+                    del self._defs_by_name[d.name]
+        self._symbol_count -= len(old.definitions)
+        for name in self._ref_counts.pop(path, ()):
+            bucket = self._referrers.get(name)
+            if bucket is not None:
+                bucket.discard(path)
+                if not bucket:
+                    del self._referrers[name]
+        for targets in self._resolved.pop(path, ()):
+            for target in targets:
+                self._importers[target].discard(path)
+        self._unresolved.discard(path)
+        self._stale.discard(path)
+
+    def _resolve(self, path: str) -> None:
+        tags = self._tags[path]
+        for targets in self._resolved.get(path, ()):
+            for target in targets:
+                self._importers[target].discard(path)
+        resolved = tuple(resolve_import(self._modules, path, tags.language, imp) for imp in tags.imports)
+        self._resolved[path] = resolved
+        for targets in resolved:
+            for target in targets:
+                self._importers[target].add(path)
+        if any(not targets for targets in resolved):
+            self._unresolved.add(path)
+        else:
+            self._unresolved.discard(path)
+        self._out_edges.pop(path, None)
+
+    def _refresh(self) -> None:
+        """Re-resolve files marked stale (and, after files came or went, those unresolved)."""
+        if self._unresolved_dirty:
+            self._stale.update(self._unresolved)
+            self._unresolved_dirty = False
+        if self._stale:
+            for path in sorted(self._stale):
+                if path in self._tags:
+                    self._resolve(path)
+            self._stale.clear()
+            self._edges_version += 1
+
+    def _invalidate_edges(self, path: str, old: FileTags | None, new: FileTags | None) -> None:
+        self._out_edges.pop(path, None)
+        old_names = {d.name for d in old.definitions} if old else set()
+        new_names = {d.name for d in new.definitions} if new else set()
+        for name in old_names ^ new_names:
+            for referrer in self._referrers.get(name, ()):
+                self._out_edges.pop(referrer, None)
+        self._edges_version += 1
+
+    # ---- queries
+
+    @property
+    def files(self) -> frozenset[str]:
+        """Paths of all indexed files."""
+        with self._lock:
+            return frozenset(self._tags)
+
+    @property
+    def symbol_count(self) -> int:
+        """Number of definitions over all files."""
+        return self._symbol_count
+
+    @property
+    def pending_resolution(self) -> frozenset[str]:
+        """Files marked for re-resolution and not yet re-resolved (for tests and stats)."""
+        with self._lock:
+            return frozenset(self._stale)
+
+    def tags(self, path: str) -> FileTags | None:
+        return self._tags.get(path)
+
+    def fingerprint(self, path: str) -> str | None:
+        """The semantic fingerprint of `path`, or None if it is not indexed."""
+        tags = self._tags.get(path)
+        return tags.fingerprint if tags is not None else None
+
+    def names(self) -> frozenset[str]:
+        """Every defined name in the workspace."""
+        with self._lock:
+            return frozenset(self._defs_by_name)
+
+    def imports_of(self, path: str) -> list[str]:
+        """Workspace files `path` imports, in import order, without repeats."""
+        with self._lock:
+            self._refresh()
+            return list(dict.fromkeys(t for targets in self._resolved.get(path, ()) for t in targets))
+
+    def dependents(self, path: str) -> set[str]:
+        """Files that import `path` directly."""
+        with self._lock:
+            self._refresh()
+            return set(self._importers.get(path, ()))
+
+    def definitions_of(self, name: str, from_path: str) -> list[tuple[str, Definition]]:
+        """Where `name` is defined, as seen from `from_path` (order in the module docstring)."""
+        with self._lock:
+            self._refresh()
+            out: dict[tuple[str, int], tuple[str, Definition]] = {}
+
+            def add_from(path: str, wanted: str) -> bool:
+                tags = self._tags.get(path)
+                found = False
+                if tags is not None:
+                    for d in tags.definitions:
+                        if d.name == wanted:
+                            out.setdefault((path, d.start_byte), (path, d))
+                            found = True
+                return found
+
+            add_from(from_path, name)
+            tags = self._tags.get(from_path)
+            resolved = self._resolved.get(from_path, ())
+            if tags is not None:
+                for imp, targets in zip(tags.imports, resolved):
+                    for original, local in zip(imp.names, imp.local_names):
+                        if local == name:
+                            for target in targets:
+                                self._follow(target, original, add_from, hops=3)
+                for targets in resolved:
+                    for target in targets:
+                        add_from(target, name)
+                if tags.language in _SAME_PACKAGE_LANGS:
+                    directory = posixpath.dirname(from_path)
+                    for sibling in sorted(self._modules.by_dir.get(directory, ())):
+                        if self._tags[sibling].language == tags.language:
+                            add_from(sibling, name)
+            rest = sorted(
+                self._defs_by_name.get(name, ()),
+                key=lambda p: (-len(posixpath.commonpath([p, from_path])), p),
+            )
+            for path in rest:
+                add_from(path, name)
+            return list(out.values())
+
+    def _follow(self, path: str, name: str, add_from, hops: int) -> None:
+        """Add `name`'s definitions in `path`, or follow `path`'s import of `name` (re-exports)."""
+        if add_from(path, name) or hops == 0:
+            return
+        tags = self._tags.get(path)
+        if tags is None:
+            return
+        for imp, targets in zip(tags.imports, self._resolved.get(path, ())):
+            for original, local in zip(imp.names, imp.local_names):
+                if local == name:
+                    for target in targets:
+                        self._follow(target, original, add_from, hops - 1)
+            if imp.wildcard or imp.kind == "reexport":
+                for target in targets:
+                    self._follow(target, name, add_from, hops - 1)
+
+    # ---- ranking
+
+    def out_edges(self, path: str) -> dict[str, float]:
+        """Weighted edges from `path` to the files defining what it refers to and what it imports."""
+        with self._lock:
+            self._refresh()
+            return dict(self._edges_from(path))
+
+    def _edges_from(self, path: str) -> dict[str, float]:
+        cached = self._out_edges.get(path)
+        if cached is not None:
+            return cached
+        edges: dict[str, float] = defaultdict(float)
+        own = {d.name for d in self._tags[path].definitions}
+        for name, count in self._ref_counts.get(path, {}).items():
+            if name in own:
+                continue
+            defining = self._defs_by_name.get(name)
+            if not defining or len(defining) > MAX_DEFINING_FILES:
+                continue
+            weight = sqrt(count) / len(defining) * (0.1 if len(name) <= 2 else 1.0)
+            for target in defining:
+                if target != path:
+                    edges[target] += weight
+        for targets in self._resolved.get(path, ()):
+            for target in targets:
+                edges[target] += 1.0
+        result = dict(edges)
+        self._out_edges[path] = result
+        return result
+
+    def rank(self, focus_path: str) -> dict[str, float]:
+        """Relevance of every file to `focus_path`: personalised PageRank over reference edges."""
+        with self._lock:
+            self._refresh()
+            cached = self._rank_cache.get(focus_path)
+            if cached is not None and cached[0] == self._edges_version:
+                self._rank_cache.move_to_end(focus_path)
+                return dict(cached[1])
+            edges = {path: self._edges_from(path) for path in self._tags}
+            start = cached[1] if cached is not None else None
+            result = personalized_pagerank(edges, {focus_path: 1.0}, start=start)
+            self._rank_cache[focus_path] = (self._edges_version, result)
+            while len(self._rank_cache) > 16:
+                self._rank_cache.popitem(last=False)
+            return dict(result)
+
+    def rank_definitions(self, focus_path: str, limit: int = 50) -> list[tuple[float, str, Definition]]:
+        """Definitions outside `focus_path`, most relevant first: file rank spread over the file's
+        definitions, weighted toward names `focus_path` refers to."""
+        file_rank = self.rank(focus_path)
+        with self._lock:
+            focus_refs = self._ref_counts.get(focus_path, Counter())
+            scored: list[tuple[float, str, Definition]] = []
+            for path, score in file_rank.items():
+                if path == focus_path or score <= 0 or path not in self._tags:
+                    continue
+                definitions = self._tags[path].definitions
+                for d in definitions:
+                    weight = (1.0 + 4.0 * focus_refs.get(d.name, 0)) / (1.0 + len(definitions))
+                    scored.append((score * weight, path, d))
+            scored.sort(key=lambda item: (-item[0], item[1], item[2].start_byte))
+            return scored[:limit]

@@ -1,0 +1,400 @@
+"""`WorkspaceIndex`: the object the server holds. Open buffers, disk files, the graph, the snapshot.
+
+It is a document listener (`did_open` / `did_change` / `did_close`), a watched-files listener
+(`file_changed_on_disk` / `file_deleted`), and the owner of the workspace scan.
+
+Invariants:
+- An open buffer's content wins over the file on disk until it is closed.
+- Edits only update text and record tree edits; the reparse and re-indexing happen in `flush`
+  (called by `tree(path)`, by the `graph` property, or by the server when idle), so a burst of
+  keystrokes costs one incremental parse and one tags extraction.
+- A file is re-indexed (its graph entries rebuilt) only when its semantic fingerprint changed;
+  `last_flush.reindexed` counts those per flush, `reindexed_files` in total.
+- Subscribers get `(path, fingerprint)` after each fingerprint change ("" when a file left the
+  index); they may be called from the scan thread and must not block.
+- Scans run wherever `scan` is called (the server calls it in a worker thread); parsing happens
+  outside the lock, so edits are never blocked for long.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import posixpath
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from indexer import languages
+from indexer.documents import OpenDocument, TextEditLike
+from indexer.fingerprint import content_hash
+from indexer.graph import FileUpdate, SymbolGraph
+from indexer.store import SnapshotStore
+from indexer.tags import FileTags, extract_tags
+from indexer.workspace import (
+    GitignoreCache, ScanOptions, ScanReport, Skipped, is_candidate, iter_candidates,
+    normalize_path, read_go_module, read_source,
+)
+
+log = logging.getLogger("arbor.indexer")
+
+FingerprintCallback = Callable[[str, str], None]
+ProgressCallback = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class FlushStats:
+    """What one `flush` did: files reparsed, files re-indexed, and importers marked."""
+
+    reparsed: int = 0
+    reindexed: int = 0
+    marked: frozenset[str] = field(default_factory=frozenset)
+
+
+class WorkspaceIndex:
+    """Index of every supported file under the workspace roots plus the open buffers."""
+
+    def __init__(
+        self,
+        options: ScanOptions | None = None,
+        *,
+        snapshot: bool = True,
+        cache_dir: Path | None = None,
+    ) -> None:
+        self.options = options or ScanOptions()
+        self._snapshot = snapshot
+        self._cache_dir = cache_dir
+        self._graph = SymbolGraph()
+        self._lock = threading.RLock()
+        self._docs: dict[str, OpenDocument] = {}
+        self._pending: set[str] = set()
+        self._roots: list[str] = []
+        self._stores: dict[str, SnapshotStore] = {}
+        self._disk_hash: dict[str, str] = {}
+        self._disk_trees: OrderedDict[tuple, tuple[languages.Tree, bytes]] = OrderedDict()
+        self._subscribers: list[FingerprintCallback] = []
+        self.reindexed_files = 0
+        self.last_flush = FlushStats()
+
+    # ---- roots and scanning
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        return tuple(self._roots)
+
+    def add_root(self, root: str, progress: ProgressCallback | None = None) -> ScanReport:
+        """Add a workspace folder and index it."""
+        return self.scan([root], progress)
+
+    def remove_root(self, root: str) -> None:
+        """Drop a workspace folder and every file under it that is not open."""
+        root = normalize_path(root)
+        with self._lock:
+            if root in self._roots:
+                self._roots.remove(root)
+            store = self._stores.pop(root, None)
+        if store is not None:
+            store.close()
+        self._remove_under(root)
+
+    def scan(self, roots: Iterable[str] | None = None, progress: ProgressCallback | None = None) -> ScanReport:
+        """Index every candidate file under `roots` (default: the known roots); files that were
+        indexed under them but are gone or no longer candidates leave the index."""
+        started = time.perf_counter()
+        report = ScanReport()
+        roots = [normalize_path(r) for r in (roots if roots is not None else self._roots)]
+        candidates: list[tuple[str, str, str]] = []
+        for root in roots:
+            with self._lock:
+                if root not in self._roots:
+                    self._roots.append(root)
+            candidates.extend((root, path, lang) for path, lang in iter_candidates(root, self.options))
+            self._register_go_modules(root, [p for _, p, lang in candidates if lang == "go"])
+        total = len(candidates)
+        if progress:
+            progress(0, total)
+        seen: set[str] = set()
+        for done, (root, path, lang) in enumerate(candidates, 1):
+            seen.add(path)
+            outcome = self._index_disk_file(root, path, lang, report)
+            if isinstance(outcome, Skipped):
+                report.skipped.append(outcome)
+            if progress:
+                progress(done, total)
+        for root in roots:
+            stale = [p for p in self._graph.files if _under(p, root) and p not in seen and p not in self._docs]
+            for path in stale:
+                self._remove_file(path)
+        report.files = sum(report.languages.values())
+        report.symbols = self._graph.symbol_count
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _register_go_modules(self, root: str, go_files: Sequence[str]) -> None:
+        checked: set[str] = set()
+        for path in go_files:
+            directory = posixpath.dirname(path)
+            while _under(directory, root) or directory == root:
+                if directory in checked:
+                    break
+                checked.add(directory)
+                module = read_go_module(directory)
+                if module:
+                    self._graph.set_go_module(module, directory)
+                if directory == root:
+                    break
+                directory = posixpath.dirname(directory)
+
+    def _store_for(self, path: str) -> SnapshotStore | None:
+        if not self._snapshot:
+            return None
+        root = max((r for r in self._roots if _under(path, r)), key=len, default=None)
+        if root is None:
+            return None
+        store = self._stores.get(root)
+        if store is None:
+            store = self._stores[root] = SnapshotStore(root, self._cache_dir)
+        return store if store.enabled else None
+
+    def _index_disk_file(self, root: str, path: str, lang: str, report: ScanReport | None) -> Skipped | FileUpdate | None:
+        """Index `path` from disk unless it is open; returns what happened."""
+        if path in self._docs:
+            return None
+        data = read_source(path, self.options.max_file_bytes)
+        if isinstance(data, Skipped):
+            self._remove_file(path)
+            return data
+        digest = content_hash(data)
+        if report is not None:
+            report.bytes += len(data)
+            report.languages[lang] = report.languages.get(lang, 0) + 1
+        if self._disk_hash.get(path) == digest and self._graph.tags(path) is not None:
+            return None
+        store = self._store_for(path)
+        tags = store.get(lang, digest) if store is not None else None
+        if tags is None:
+            tags = extract_tags(lang, languages.parse(lang, data), data)
+            if store is not None:
+                store.put(digest, tags)
+            if report is not None:
+                report.parsed += 1
+        elif report is not None:
+            report.from_snapshot += 1
+        with self._lock:
+            if path in self._docs:
+                return None
+            self._disk_hash[path] = digest
+            update = self._graph.set_file(path, tags)
+            if update.reindexed:
+                self.reindexed_files += 1
+        if update.reindexed:
+            self._notify(path, update.fingerprint)
+        return update
+
+    # ---- watched files
+
+    def file_changed_on_disk(self, path: str) -> FileUpdate | None:
+        """A file was created or changed on disk: (re)index it unless it is open."""
+        path = normalize_path(path)
+        if path in self._docs:
+            return None
+        if os.path.isdir(path):
+            self.scan_subtree(path)
+            return None
+        root = max((r for r in self._roots if _under(path, r)), key=len, default=None)
+        lang = languages.language_for_path(path)
+        if root is None or lang is None or not is_candidate(root, path, self.options, GitignoreCache()):
+            self._remove_file(path)
+            return None
+        outcome = self._index_disk_file(root, path, lang, None)
+        return outcome if isinstance(outcome, FileUpdate) else None
+
+    def scan_subtree(self, directory: str) -> None:
+        """Index a directory that appeared under a root (a watched-files event for a folder)."""
+        directory = normalize_path(directory)
+        root = max((r for r in self._roots if _under(directory, r)), key=len, default=None)
+        if root is None:
+            return
+        for path, lang in iter_candidates(root, self.options):
+            if _under(path, directory):
+                self._index_disk_file(root, path, lang, None)
+
+    def file_deleted(self, path: str) -> None:
+        """A file or directory was deleted on disk; open buffers stay indexed."""
+        path = normalize_path(path)
+        if path not in self._docs:
+            self._remove_file(path)
+        self._remove_under(path)
+
+    def _remove_under(self, directory: str) -> None:
+        for p in [p for p in self._graph.files if _under(p, directory) and p not in self._docs]:
+            self._remove_file(p)
+
+    def _remove_file(self, path: str) -> None:
+        with self._lock:
+            self._disk_hash.pop(path, None)
+            update = self._graph.remove_file(path)
+            if update.reindexed:
+                self.reindexed_files += 1
+        if update.reindexed:
+            self._notify(path, "")
+
+    # ---- document listener
+
+    def did_open(self, path: str, text: str, language_id: str) -> None:
+        path = normalize_path(path)
+        with self._lock:
+            self._docs[path] = OpenDocument(path, text, languages.language_for_id(language_id, path))
+            self._pending.add(path)
+
+    def did_change(self, path: str, edits: Sequence[TextEditLike], new_text: str) -> None:
+        """Apply `edits` (code-point offsets into the text before each edit, in order)."""
+        path = normalize_path(path)
+        with self._lock:
+            doc = self._docs.get(path)
+            if doc is None:
+                self._docs[path] = OpenDocument(path, new_text, languages.language_for_path(path))
+            else:
+                for edit in edits:
+                    doc.apply(edit)
+                if doc.text != new_text:
+                    log.debug("index: %s out of sync after edits; resyncing", path)
+                    doc.replace(new_text)
+            self._pending.add(path)
+
+    def did_close(self, path: str) -> None:
+        """Forget the buffer; the file falls back to its disk content (or leaves the index)."""
+        path = normalize_path(path)
+        with self._lock:
+            self._docs.pop(path, None)
+            self._pending.discard(path)
+            self._disk_hash.pop(path, None)
+        self.file_changed_on_disk(path)
+
+    def is_open(self, path: str) -> bool:
+        return normalize_path(path) in self._docs
+
+    # ---- flushing and access
+
+    @property
+    def pending(self) -> frozenset[str]:
+        """Open buffers edited since their last flush."""
+        return frozenset(self._pending)
+
+    def flush(self, path: str | None = None) -> FlushStats:
+        """Reparse and re-index pending buffers (all, or just `path`)."""
+        notifications: list[tuple[str, str]] = []
+        reparsed = reindexed = 0
+        marked: set[str] = set()
+        with self._lock:
+            if path is None:
+                targets = sorted(self._pending)
+            else:
+                path = normalize_path(path)
+                targets = [path] if path in self._pending else []
+            for target in targets:
+                self._pending.discard(target)
+                doc = self._docs.get(target)
+                if doc is None:
+                    continue
+                tree = doc.tree()
+                if tree is None:
+                    continue
+                reparsed += 1
+                update = self._graph.set_file(target, extract_tags(doc.language, tree, doc.source))
+                if update.reindexed:
+                    reindexed += 1
+                    marked |= update.marked
+                    notifications.append((target, update.fingerprint))
+            self.reindexed_files += reindexed
+            stats = FlushStats(reparsed, reindexed, frozenset(marked))
+            if targets:
+                self.last_flush = stats
+        for p, fp in notifications:
+            self._notify(p, fp)
+        return stats
+
+    @property
+    def graph(self) -> SymbolGraph:
+        """The symbol graph, with all pending buffers flushed into it."""
+        if self._pending:
+            self.flush()
+        return self._graph
+
+    def tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
+        """The current tree and source of `path` (open buffer or disk file); None if unsupported."""
+        path = normalize_path(path)
+        with self._lock:
+            doc = self._docs.get(path)
+            if doc is not None:
+                if path in self._pending:
+                    self.flush(path)
+                tree = doc.tree()
+                return (tree, doc.source) if tree is not None else None
+        return self._disk_tree(path)
+
+    def _disk_tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
+        lang = languages.language_for_path(path)
+        if lang is None:
+            return None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = (path, st.st_mtime_ns, st.st_size)
+        with self._lock:
+            cached = self._disk_trees.get(key)
+            if cached is not None:
+                self._disk_trees.move_to_end(key)
+                return cached
+        data = read_source(path, self.options.max_file_bytes)
+        if isinstance(data, Skipped):
+            return None
+        result = (languages.parse(lang, data), data)
+        with self._lock:
+            self._disk_trees[key] = result
+            while len(self._disk_trees) > 16:
+                self._disk_trees.popitem(last=False)
+        return result
+
+    def text(self, path: str) -> str | None:
+        """The current text of `path`: the open buffer, else the file on disk; None if unreadable."""
+        path = normalize_path(path)
+        doc = self._docs.get(path)
+        if doc is not None:
+            return doc.text
+        data = read_source(path, self.options.max_file_bytes)
+        return None if isinstance(data, Skipped) else data.decode("utf-8")
+
+    def tags(self, path: str) -> FileTags | None:
+        """The current tags of `path` (pending edits flushed first)."""
+        path = normalize_path(path)
+        if path in self._pending:
+            self.flush(path)
+        return self._graph.tags(path)
+
+    # ---- fingerprint subscriptions
+
+    def subscribe(self, callback: FingerprintCallback) -> Callable[[], None]:
+        """Call `callback(path, fingerprint)` on every fingerprint change; returns an unsubscribe."""
+        self._subscribers.append(callback)
+        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+
+    def _notify(self, path: str, fingerprint: str) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(path, fingerprint)
+            except Exception:
+                log.exception("index: fingerprint subscriber failed for %s", path)
+
+    def close(self) -> None:
+        for store in self._stores.values():
+            store.close()
+        self._stores.clear()
+
+
+def _under(path: str, directory: str) -> bool:
+    return path.startswith(directory.rstrip("/") + "/")
