@@ -1,19 +1,35 @@
-"""`build_context`: cursor -> `PromptParts` (prefix and suffix windows plus repository snippets).
+"""`build_context`: cursor -> `PromptParts` (prefix and suffix windows plus ranked snippets).
 
-Pure: same inputs, same output. Snippets are laid out stable-first (by path, then line), then the
-current file's prefix, so consecutive requests at nearby cursors share a long prompt prefix.
-This first version fills only the prefix/suffix windows; the scope ladder and cross-file
-definitions come from the pruning pipeline built on the indexer.
+Pure: equal inputs give equal output. Steps:
+1. the FIM windows get their guaranteed shares of the budget (whole lines, cursor line first);
+2. the scope ladder and the definitions referenced near the cursor become candidates
+   (`pruning.candidates`), and the packer fills the rest of the budget by value per token,
+   counting each file block's header once;
+3. what the snippets leave unused flows back to the prefix window, then the suffix window;
+4. layout is stable-first: other files' snippets ordered by path then line, then this file's own
+   snippets by line, then the prefix/suffix.
+Invariant: `tokens <= budget` with `tokens` = the windows' tokens + the snippets' tokens + one
+header per file block, all counted with the same tokenizer.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import xxhash
 
+from indexer import languages
 from inference.api import CompletionRequest, ContextSnippet
+
+from .budget import DEFAULT_TOKENIZER, BudgetShares, Candidate, Tokenizer, prefix_window, suffix_window
+from .candidates import Piece, ladder_pieces, local_definitions, reference_pieces
+from .lookup import IndexLookup, encode
+from .references import names_near_cursor
+from .scopes import scope_chain
+from .semantic_key import semantic_key
+from .syntax import syntax_for
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,9 +57,15 @@ class PromptParts:
     semantic_key: str = ""
 
     def to_request(self, **sampling: Any) -> CompletionRequest:
-        snippets = tuple(ContextSnippet(s.path, s.text) for s in self.snippets)
+        """One `ContextSnippet` per file block: consecutive snippets of a path are joined."""
+        blocks: list[ContextSnippet] = []
+        for snippet in self.snippets:
+            if blocks and blocks[-1].path == snippet.path:
+                blocks[-1] = ContextSnippet(snippet.path, blocks[-1].text + snippet.text)
+            else:
+                blocks.append(ContextSnippet(snippet.path, snippet.text))
         return CompletionRequest(prefix=self.prefix, suffix=self.suffix, path=self.path, language=self.language,
-                                 snippets=snippets, depends_on=self.depends_on,
+                                 snippets=tuple(blocks), depends_on=self.depends_on,
                                  semantic_key=self.semantic_key, **sampling)
 
     def to_json(self) -> dict[str, Any]:
@@ -54,45 +76,162 @@ class PromptParts:
 
 
 def approx_tokens(text: str) -> int:
-    """A fast token estimate (about 3.5 characters per token for code)."""
-    return (len(text) * 2 + 6) // 7
+    """The default tokenizer's count (kept for callers of the first version)."""
+    return DEFAULT_TOKENIZER.count(text)
 
 
 def build_context(path: str, text: str, offset: int, *, language: str = "", budget_tokens: int = 1024,
-                  prefix_share: float = 0.7, suffix_share: float = 0.3, index: Any = None,
-                  tokenizer: Any = None) -> PromptParts:
-    """The context for a completion at code-point `offset` of `text` (the file at `path`)."""
-    count = tokenizer.count if tokenizer is not None else approx_tokens
-    total = prefix_share + suffix_share or 1.0
-    prefix = _tail_lines(text[:offset], int(budget_tokens * prefix_share / total), count)
-    suffix = _head_lines(text[offset:], int(budget_tokens * suffix_share / total), count)
-    fingerprint = xxhash.xxh3_64_hexdigest(text.encode("utf-8", "surrogatepass"))
-    return PromptParts(prefix=prefix, suffix=suffix, path=path, language=language, budget=budget_tokens,
-                       tokens=count(prefix) + count(suffix), depends_on=((path, fingerprint),))
+                  prefix_share: float = 0.45, suffix_share: float = 0.15, index: Any = None,
+                  tokenizer: Tokenizer | None = None, tree: Any = None,
+                  workspace_root: str | None = None) -> PromptParts:
+    """The context for a completion at code-point `offset` of `text` (the file at `path`).
+
+    `index` is the workspace index (or None: windows and this file's own ladder only); `tree` is
+    the buffer's current tree if the caller has one (else the index's, else a fresh parse).
+    """
+    count = (tokenizer or DEFAULT_TOKENIZER).count
+    tok = tokenizer or DEFAULT_TOKENIZER
+    shares = BudgetShares(prefix_share, suffix_share)
+    offset = max(0, min(offset, len(text)))
+    prefix_text, suffix_text = text[:offset], text[offset:]
+    prefix_budget = int(budget_tokens * shares.prefix)
+    suffix_budget = int(budget_tokens * shares.suffix)
+    pre = prefix_window(prefix_text, prefix_budget, tok)
+    suf = suffix_window(suffix_text, suffix_budget, tok)
+    cursor_line = prefix_text.count("\n")
+    visible = (pre.start_line, cursor_line + suf.text.count("\n"))
+    root_path = workspace_root if workspace_root is not None else getattr(index, "root", None)
+
+    syntax = syntax_for(language) or syntax_for(languages.language_for_path(path) or "")
+    pieces: list[Piece] = []
+    scope_tokens: bytes = b""
+    if syntax is not None and syntax.name in languages.LANGUAGES:
+        source = encode(text)
+        byte_offset = len(prefix_text.encode("utf-8", "surrogatepass"))
+        tree = tree if tree is not None else _index_tree(index, path, text)
+        if tree is None:
+            tree = languages.parse(syntax.name, source)
+        root = tree.root_node
+        scopes = scope_chain(root, source, byte_offset, syntax)
+        uses = names_near_cursor(root, source, byte_offset, scopes)
+        lookup = IndexLookup(index, path)
+        pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
+        pieces += reference_pieces(uses, lookup, local_definitions(root, syntax), root, source, path,
+                                   syntax, visible)
+        scope_tokens = _scope_signature(scopes, source, byte_offset)
+        fingerprints = {p.path: lookup.fingerprint(p.path) for p in pieces if not p.current}
+    else:
+        fingerprints = {}
+
+    display = {p.path: _display(p.path, root_path) for p in pieces}
+    display[path] = _display(path, root_path)
+    chosen = _pack(pieces, budget_tokens - pre.tokens - suf.tokens, display, count)
+    def total() -> int:
+        return pre.tokens + suf.tokens + sum(t for _, t in chosen) + _headers(chosen, display, count)
+
+    if budget_tokens - total() > 0 and pre.text != prefix_text:
+        pre = prefix_window(prefix_text, pre.tokens + budget_tokens - total(), tok)
+    if budget_tokens - total() > 0 and suf.text != suffix_text:
+        suf = suffix_window(suffix_text, suf.tokens + budget_tokens - total(), tok)
+    visible = (pre.start_line, cursor_line + suf.text.count("\n"))
+    chosen = [(p, t) for p, t in chosen if not (p.current and visible[0] <= p.start_line and p.end_line <= visible[1])]
+    used = total()
+
+    snippets = _layout(chosen, display, path)
+    content_hash = xxhash.xxh3_64_hexdigest(encode(text))
+    own = (index.graph.fingerprint(path) if getattr(index, "graph", None) is not None else None) or content_hash
+    depends = {display[path]: own}
+    for piece, _ in chosen:
+        if not piece.current:
+            depends[display[piece.path]] = fingerprints.get(piece.path) or ""
+    key = semantic_key(language or (syntax.name if syntax else ""), scope_tokens, prefix_text, suffix_text,
+                       [(s.path, s.text) for s in snippets])
+    return PromptParts(prefix=pre.text, suffix=suf.text, path=path, language=language, snippets=snippets,
+                       tokens=used, budget=budget_tokens, depends_on=tuple(sorted(depends.items())),
+                       semantic_key=key)
 
 
-def _tail_lines(text: str, budget: int, count) -> str:
-    """The longest run of whole lines at the end of `text` within `budget` (the cursor line always)."""
-    lines = text.splitlines(keepends=True)
-    kept: list[str] = []
-    used = 0
-    for i, line in enumerate(reversed(lines)):
-        cost = count(line)
-        if i > 0 and used + cost > budget:
-            break
-        kept.append(line)
-        used += cost
-    return "".join(reversed(kept))
+def _index_tree(index: Any, path: str, text: str) -> Any:
+    """The index's tree for `path` when the index holds exactly this text."""
+    if index is None or not hasattr(index, "tree"):
+        return None
+    try:
+        held = index.text(path)
+    except Exception:  # an index that does not know the path
+        return None
+    if held != text:
+        return None
+    return index.tree(path)
 
 
-def _head_lines(text: str, budget: int, count) -> str:
-    lines = text.splitlines(keepends=True)
-    kept: list[str] = []
-    used = 0
-    for i, line in enumerate(lines):
-        cost = count(line)
-        if i > 0 and used + cost > budget:
-            break
-        kept.append(line)
-        used += cost
-    return "".join(kept)
+def _display(path: str, root: str | None) -> str:
+    """Workspace-relative, '/'-separated path for prompts and reports."""
+    if root and os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path, root)
+        except ValueError:
+            return path.replace(os.sep, "/")
+        if not relative.startswith(".."):
+            return relative.replace(os.sep, "/")
+    return path.replace(os.sep, "/")
+
+
+def _header_cost(display_path: str, count) -> int:
+    return count(display_path) + 3  # file separator token, newline, blank line between blocks
+
+
+def _pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> list[tuple[Piece, int]]:
+    """Greedy by value per token; a file's header is paid by its first snippet; no overlaps."""
+    candidates = []
+    for index, piece in enumerate(pieces):
+        tokens = count(piece.text)
+        candidates.append((Candidate(key=str(index), tokens=tokens, value=piece.value,
+                                     order_key=(display[piece.path], piece.start_line, piece.symbol)), piece))
+    candidates.sort(key=lambda c: (-c[0].value / max(1, c[0].tokens), -c[0].value, c[0].order_key, c[1].kind))
+    chosen: list[tuple[Piece, int]] = []
+    paths: set[str] = set()
+    left = budget
+    for candidate, piece in candidates:
+        if candidate.value <= 0 or candidate.tokens <= 0:
+            continue
+        if any(_covers(other, piece) or _covers(piece, other) for other, _ in chosen):
+            continue
+        cost = candidate.tokens + (0 if piece.path in paths else _header_cost(display[piece.path], count))
+        if cost > left:
+            continue
+        chosen.append((piece, candidate.tokens))
+        paths.add(piece.path)
+        left -= cost
+    return chosen
+
+
+def _covers(outer: Piece, inner: Piece) -> bool:
+    """Whether `outer` already shows `inner` (same file, its lines inside, a fuller form)."""
+    if outer.path != inner.path or outer.kind in ("imports", "outline") or inner.kind in ("imports", "outline"):
+        return outer.path == inner.path and outer.symbol == inner.symbol and outer.kind == inner.kind
+    inside = outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
+    return inside and (outer.form in ("full", "skeleton") or outer.symbol == inner.symbol)
+
+
+def _headers(chosen: list[tuple[Piece, int]], display: dict[str, str], count) -> int:
+    return sum(_header_cost(display[p], count) for p in {piece.path for piece, _ in chosen})
+
+
+def _layout(chosen: list[tuple[Piece, int]], display: dict[str, str], path: str) -> list[SnippetInfo]:
+    """Other files by path then line, then the current file's snippets by line."""
+    ordered = sorted(chosen, key=lambda c: (c[0].current, display[c[0].path], c[0].start_line, c[0].symbol))
+    return [
+        SnippetInfo(path=display[piece.path], symbol=piece.symbol, kind=piece.kind,
+                    start_line=piece.start_line + 1, end_line=piece.end_line + 1, tokens=tokens,
+                    reason=piece.reason, text=piece.text)
+        for piece, tokens in ordered
+    ]
+
+
+def _scope_signature(scopes, source: bytes, offset: int) -> bytes:
+    """The enclosing scope's text up to the cursor (the semantic key normalises it)."""
+    if not scopes:
+        start = source.rfind(b"\n", 0, max(0, offset - 1)) + 1
+        return source[start:offset]
+    innermost = scopes[0]
+    return source[innermost.outer.start_byte:offset]

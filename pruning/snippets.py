@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .scopes import as_scope, body_of
+from .scopes import as_scope, body_of, name_of
 from .syntax import Syntax
 
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "impl", "type", "namespace"})
@@ -30,14 +30,19 @@ class RenderedSnippet:
     form: str
 
 
-def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: bool = False) -> RenderedSnippet:
-    """Renders definition `node` of `source` in `form` ("full", "signature" or "skeleton")."""
+def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: bool = False,
+           members: frozenset[str] | None = None) -> RenderedSnippet:
+    """Renders definition `node` of `source` in `form` ("full", "signature" or "skeleton").
+
+    For a skeleton, `members` (when given) limits the methods shown to those names; fields and
+    constructors are always shown.
+    """
     kind = syntax.scopes.get(node.type, "")  # type: ignore[attr-defined]
     scope = as_scope(node, kind, syntax)
     if form == "full":
         text = _whole_lines(source, scope.outer.start_byte, node.end_byte)  # type: ignore[attr-defined]
     elif form == "skeleton" and kind in CLASS_KINDS:
-        text = skeleton(node, source, syntax)
+        text = skeleton(node, source, syntax, members)
     else:
         form = "signature"
         text = signature(node, source, syntax)
@@ -64,7 +69,10 @@ def signature(node: object, source: bytes, syntax: Syntax) -> str:
     return _doc_comment(scope.outer, source, syntax, indent) + f"{header} {syntax.placeholder}"
 
 
-def skeleton(node: object, source: bytes, syntax: Syntax) -> str:
+CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor", "new", "init"})
+
+
+def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str] | None = None) -> str:
     """A class-like definition with every member reduced to one line or a signature."""
     body = body_of(node)
     if body is None:
@@ -77,8 +85,10 @@ def skeleton(node: object, source: bytes, syntax: Syntax) -> str:
     lines = [_doc_comment(scope.outer, source, syntax, indent) + header]
     if not syntax.indent_blocks:
         lines[0] += " {"
-    members = body.named_children  # type: ignore[attr-defined]
-    for index, member in enumerate(members):
+    class_name = scope.name
+    for index, member in enumerate(body.named_children):  # type: ignore[attr-defined]
+        if members is not None and not _wanted(member, syntax, members, class_name):
+            continue
         line = _member_line(member, source, syntax, first=index == 0)
         if line:
             lines.append(line)
@@ -87,6 +97,16 @@ def skeleton(node: object, source: bytes, syntax: Syntax) -> str:
     if not syntax.indent_blocks:
         lines.append(indent + "}")
     return "\n".join(lines)
+
+
+def _wanted(member: object, syntax: Syntax, members: frozenset[str], class_name: str) -> bool:
+    inner = member
+    while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
+        inner = inner.named_children[-1]  # type: ignore[attr-defined]
+    if inner.type not in syntax.scopes:  # type: ignore[attr-defined]
+        return True
+    name = name_of(inner)
+    return name in members or name in CONSTRUCTORS or name == class_name
 
 
 def _member_line(member: object, source: bytes, syntax: Syntax, *, first: bool) -> str:

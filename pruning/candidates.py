@@ -1,0 +1,297 @@
+"""Candidate snippets for a prompt and how much each is expected to help.
+
+Two sources:
+- the scope ladder of the current file: the enclosing function's header, the enclosing class as a
+  skeleton, the imports and an outline of top-level signatures; only for parts that lie outside
+  the FIM windows (what is inside them is already in the prompt);
+- referenced definitions: names used near the cursor, resolved through the index (or, for the
+  current file, through its own tree), rendered as the full body when small, else as a signature
+  or a class skeleton limited to the members used.
+
+Value model (documented because the packer trusts it): a referenced definition is worth
+  use weight (call 1.0 > type 0.9 > attribute 0.8 > identifier 0.6)
+  * proximity 1 / (1 + distance / 6) of its nearest use to the cursor line
+  * specificity 1 / (number of definitions the name resolves to), x0.3 for names of <= 2 chars
+  * tier (this file or bound by an import 1.0, in an imported file 0.8, elsewhere 0.5)
+  * centrality 0.5 + 0.5 * (file rank / best file rank)
+  * 1.5 when the use's object type names the definition's container, 0.4 when it names another
+plus a tenth of the value of each further use. Ladder pieces have fixed values above that scale
+(enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.6, outline 0.3).
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+
+from .lookup import Found, IndexLookup
+from .references import NameUse
+from .scopes import Scope, as_scope, name_of
+from .snippets import CLASS_KINDS, RenderedSnippet, render
+from .syntax import Syntax
+
+FULL_BODY_MAX_LINES = 12
+MAX_NAMES = 32
+USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
+TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
+_BUILTINS = frozenset(dir(builtins)) | frozenset({
+    "self", "cls", "this", "super", "string", "number", "boolean", "any", "void", "int", "err", "nil",
+    "error", "bool", "byte", "rune", "float64", "int64", "String", "Object", "Integer", "List", "Map",
+    "console", "Promise", "Array", "JSON", "Math", "fmt", "var", "let", "const",
+})
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """One candidate snippet; `path` is as the index names it, `current` marks this file."""
+
+    path: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    text: str
+    reason: str
+    value: float
+    current: bool
+    form: str = "signature"
+
+
+def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes: list[Scope],
+                  uses: list[NameUse], visible: tuple[int, int]) -> list[Piece]:
+    """Scope-ladder candidates of the current file that lie outside the `visible` line range."""
+    pieces: list[Piece] = []
+    first_visible = visible[0]
+    used_names = {u.name for u in uses}
+    for depth, scope in enumerate(scopes):
+        if scope.start_line >= first_visible:
+            continue
+        if scope.kind in CLASS_KINDS:
+            members = frozenset(u.name for u in uses if scope.name in u.owner_types or u.kind == "call")
+            snippet = render(scope.node, source, syntax, "skeleton", members=members)
+            reason, value = f"enclosing {scope.kind}", 2.0
+        else:
+            snippet = render(scope.node, source, syntax, "signature", parents=depth == 0)
+            reason, value = f"enclosing {scope.kind}", 3.0 if depth == 0 else 1.0
+        pieces.append(_piece(path, scope.name, scope.kind, snippet, reason, value, True))
+    imports = [n for n in root.named_children if n.type in syntax.imports and n.end_point[0] < first_visible]  # type: ignore[attr-defined]
+    if imports:
+        used = [n for n in imports if used_names & _words(n.text)]
+        if used:
+            pieces.append(_lines_piece(path, "imports", "imports used near the cursor", used, source, 1.5))
+        if len(used) < len(imports):
+            pieces.append(_lines_piece(path, "imports", "module imports", imports, source, 0.6, "imports (all)"))
+    outline = _outline(root, source, syntax, first_visible)
+    if outline is not None:
+        pieces.append(Piece(path, "<module>", "outline", outline[0], outline[1], outline[2],
+                            "top-level signatures", 0.3, True, "outline"))
+    return pieces
+
+
+def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
+                     root: object, source: bytes, path: str, syntax: Syntax,
+                     visible: tuple[int, int]) -> list[Piece]:
+    """Candidates for the definitions of names used near the cursor (see the value model)."""
+    by_name: dict[str, list[NameUse]] = {}
+    for use in uses:
+        if use.name in _BUILTINS or use.name.startswith("__"):
+            continue
+        if use.name not in by_name and len(by_name) >= MAX_NAMES:
+            continue
+        by_name.setdefault(use.name, []).append(use)
+    rank = lookup.rank() if lookup.available else {}
+    best_rank = max((v for p, v in rank.items() if p != path), default=0.0) or 1.0
+    values: dict[tuple[str, int], float] = {}
+    sources: dict[tuple[str, int], tuple[Found | object, frozenset[str]]] = {}
+    for name, name_uses in by_name.items():
+        found = _resolve(name, name_uses, lookup, local, path)
+        if not found:
+            continue
+        specificity = 1.0 / len(found) * (0.3 if len(name) <= 2 else 1.0)
+        for item in found:
+            definition = item.definition
+            tier_weight = TIER_WEIGHT[item.tier]
+            centrality = 1.0 if item.path == path else 0.5 + 0.5 * rank.get(item.path, 0.0) / best_rank
+            scores = sorted((_use_value(u, definition) for u in name_uses), reverse=True)
+            value = (scores[0] + 0.1 * sum(scores[1:4])) * specificity * tier_weight * centrality
+            key = (item.path, _start(definition))
+            values[key] = values.get(key, 0.0) + value
+            members = frozenset(u.name for u in uses if _name(definition) in u.owner_types)
+            sources[key] = (item, members)
+    pieces = []
+    for key, value in values.items():
+        item, members = sources[key]
+        piece = _render_found(item, members, value, lookup, root, source, path, syntax, visible)
+        if piece is not None:
+            pieces.append(piece)
+    return pieces
+
+
+def local_definitions(root: object, syntax: Syntax) -> dict[str, list[object]]:
+    """Definitions of the current file by name: top level and one level inside classes."""
+    table: dict[str, list[object]] = {}
+    stack = [(child, 0) for child in root.named_children]  # type: ignore[attr-defined]
+    while stack:
+        node, depth = stack.pop()
+        while node.type in syntax.wrappers and node.named_children:  # type: ignore[attr-defined]
+            node = node.named_children[-1]  # type: ignore[attr-defined]
+        kind = syntax.scopes.get(node.type)  # type: ignore[attr-defined]
+        if kind is None:
+            continue
+        table.setdefault(name_of(node), []).append(node)
+        if kind in CLASS_KINDS and depth == 0:
+            body = node.child_by_field_name("body")  # type: ignore[attr-defined]
+            if body is not None:
+                stack.extend((child, 1) for child in body.named_children)
+    return table
+
+
+@dataclass(slots=True)
+class _Local:
+    definition: object
+    node: object
+    path: str
+    tier: int = 0
+
+
+def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
+             path: str) -> list:
+    found: list = [_Local(_LocalDefinition(node), node, path) for node in local.get(name, ())]
+    if lookup.available:
+        found += [f for f in lookup.definitions(name) if f.path != path]
+    if not found:
+        return []
+    owners = {t for u in uses for t in u.owner_types}
+    if owners:
+        matching = [f for f in found if getattr(f.definition, "container", None) in owners]
+        if matching:
+            return matching
+    if all(u.kind == "identifier" for u in uses):
+        found = [f for f in found if f.tier <= 2]  # plain names resolve only through imports
+    elif all(u.kind == "attribute" for u in uses) and not owners:
+        found = [f for f in found if f.tier <= 2 or len(found) <= 2]
+    return found[:4]
+
+
+@dataclass(frozen=True, slots=True)
+class _LocalDefinition:
+    node: object
+
+    @property
+    def name(self) -> str:
+        return name_of(self.node)
+
+    @property
+    def start_byte(self) -> int:
+        return self.node.start_byte  # type: ignore[attr-defined]
+
+    @property
+    def container(self) -> str | None:
+        parent = self.node.parent  # type: ignore[attr-defined]
+        while parent is not None:
+            name = parent.child_by_field_name("name")
+            if name is not None and parent.type.endswith(("class_definition", "class_declaration", "interface_declaration")):
+                return name.text.decode("utf-8", "replace")
+            parent = parent.parent
+        return None
+
+
+def _use_value(use: NameUse, definition: object) -> float:
+    value = USE_WEIGHT.get(use.kind, 0.6) / (1.0 + use.distance / 6.0)
+    container = getattr(definition, "container", None)
+    if use.owner_types and container:
+        value *= 1.5 if container in use.owner_types else 0.4
+    return value
+
+
+def _render_found(item, members: frozenset[str], value: float, lookup: IndexLookup, root: object,
+                  source: bytes, path: str, syntax: Syntax, visible: tuple[int, int]) -> Piece | None:
+    definition = item.definition
+    if isinstance(item, _Local):
+        kind = syntax.scopes.get(item.node.type, "definition")  # type: ignore[attr-defined]
+        scope = as_scope(item.node, kind, syntax)
+        if scope.start_line >= visible[0] and scope.end_line <= visible[1]:
+            return None
+        form = _form(kind, scope.end_line - scope.start_line + 1)
+        snippet = render(item.node, source, syntax, form, parents=True, members=members or None)
+        return _piece(path, scope.name, scope.kind, snippet, _reason(item.tier, kind), value, True)
+    kind = getattr(definition, "kind", "definition")
+    lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
+    snippet = lookup.render(item, _form(kind, lines), members or None)
+    if snippet is None:
+        return None
+    return _piece(item.path, definition.name, kind, snippet, _reason(item.tier, kind), value, False)  # type: ignore[attr-defined]
+
+
+def _form(kind: str, lines: int) -> str:
+    if kind in CLASS_KINDS:
+        return "full" if lines <= FULL_BODY_MAX_LINES // 2 else "skeleton"
+    return "full" if lines <= FULL_BODY_MAX_LINES else "signature"
+
+
+def _reason(tier: int, kind: str) -> str:
+    where = {0: "defined in this file", 1: "imported by name", 2: "in an imported file",
+             3: "defined elsewhere in the workspace"}[tier]
+    return f"referenced near the cursor; {kind} {where}"
+
+
+def _piece(path: str, symbol: str, kind: str, snippet: RenderedSnippet, reason: str, value: float,
+           current: bool) -> Piece:
+    return Piece(path, symbol, kind, snippet.start_line, snippet.end_line, snippet.text,
+                 f"{reason} ({snippet.form})", value, current, snippet.form)
+
+
+def _lines_piece(path: str, symbol: str, reason: str, nodes: list, source: bytes, value: float,
+                 kind: str = "imports") -> Piece:
+    text = "".join(_line_text(source, n.start_byte, n.end_byte) + "\n" for n in nodes)
+    return Piece(path, symbol, kind, nodes[0].start_point[0], nodes[-1].end_point[0], text, reason,
+                 value, True, "lines")
+
+
+def _outline(root: object, source: bytes, syntax: Syntax, first_visible: int):
+    lines = []
+    first = last = None
+    for child in root.named_children:  # type: ignore[attr-defined]
+        if child.start_point[0] >= first_visible:
+            break
+        inner = child
+        while inner.type in syntax.wrappers and inner.named_children:
+            inner = inner.named_children[-1]
+        if inner.type not in syntax.scopes:
+            continue
+        header = _line_text(source, child.start_byte, child.end_byte).split("\n")[0].rstrip()
+        if inner is not child and header.lstrip().startswith("@"):
+            header = _line_text(source, inner.start_byte, inner.end_byte).split("\n")[0].rstrip()
+        if not syntax.indent_blocks:
+            header = header.rstrip(" {")
+        lines.append(header if header.endswith(";") else f"{header} {syntax.placeholder}")
+        first = child.start_point[0] if first is None else first
+        last = child.end_point[0]
+    if not lines:
+        return None
+    return first, last, "\n".join(lines[-40:]) + "\n"
+
+
+def _line_text(source: bytes, start: int, end: int) -> str:
+    line_start = source.rfind(b"\n", 0, start) + 1
+    return source[line_start:end].decode("utf-8", "replace")
+
+
+def _words(text: bytes) -> set[str]:
+    word = bytearray()
+    out = set()
+    for byte in text + b" ":
+        if chr(byte).isalnum() or byte == 95:
+            word.append(byte)
+        elif word:
+            out.add(word.decode("ascii", "replace"))
+            word.clear()
+    return out
+
+
+def _start(definition: object) -> int:
+    return definition.start_byte  # type: ignore[attr-defined]
+
+
+def _name(definition: object) -> str:
+    return definition.name  # type: ignore[attr-defined]

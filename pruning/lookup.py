@@ -1,0 +1,180 @@
+"""How the pruner reads the workspace index: sources, definitions, ranks, fingerprints.
+
+`IndexLookup` wraps an `indexer` workspace index (anything with `graph` (a `SymbolGraph`) and
+`text(path)`) for the duration of one `build_context` call, and renders other files' definitions
+without needing their whole tree: the definition's own lines are re-parsed on their own (dedented
+to column 0), rendered, and re-indented. Rendered snippets are memoised by
+(path, file fingerprint, definition start, form, wanted members), so nearby requests reuse them;
+the memo is transparent: its value is a pure function of its key.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+
+from indexer import languages
+
+from .snippets import RenderedSnippet, render
+from .syntax import syntax_for
+
+_RENDER_MEMO: OrderedDict[tuple, RenderedSnippet | None] = OrderedDict()
+_RENDER_MEMO_SIZE = 4096
+
+
+@lru_cache(maxsize=256)
+def encode(text: str) -> bytes:
+    """UTF-8 bytes of `text` (memoised: str hashes are cached, so hits cost no re-hashing)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+@dataclass(slots=True)
+class Found:
+    """A definition in another (or this) file, as the graph reports it."""
+
+    path: str
+    definition: object  # indexer.tags.Definition
+    tier: int  # 0 this file, 1 bound by an import, 2 in an imported file, 3 elsewhere
+
+
+class IndexLookup:
+    def __init__(self, index: object | None, path: str) -> None:
+        self.index = index
+        self.path = path
+        self.graph = getattr(index, "graph", None) if index is not None else None
+        self._imports: set[str] | None = None
+        self._rank: dict[str, float] | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.graph is not None
+
+    def imported_files(self) -> set[str]:
+        if self._imports is None:
+            self._imports = set(self.graph.imports_of(self.path)) if self.graph is not None else set()
+        return self._imports
+
+    def rank(self) -> dict[str, float]:
+        if self._rank is None:
+            self._rank = self.graph.rank(self.path) if self.graph is not None else {}
+        return self._rank
+
+    def definitions(self, name: str, limit: int = 8) -> list[Found]:
+        """Definitions of `name` visible from this file, best first (the graph's order)."""
+        if self.graph is None:
+            return []
+        found: list[Found] = []
+        imported = self.imported_files()
+        bound = self._bound_names()
+        for path, definition in self.graph.definitions_of(name, self.path)[:limit]:
+            if path == self.path:
+                tier = 0
+            elif name in bound:
+                tier = 1
+            elif path in imported:
+                tier = 2
+            else:
+                tier = 3
+            found.append(Found(path, definition, tier))
+        return found
+
+    def _bound_names(self) -> set[str]:
+        tags = self.graph.tags(self.path) if self.graph is not None else None
+        if tags is None:
+            return set()
+        return {local for imp in tags.imports for local in imp.local_names}
+
+    def fingerprint(self, path: str) -> str:
+        value = self.graph.fingerprint(path) if self.graph is not None else None
+        return value or ""
+
+    def source(self, path: str) -> bytes | None:
+        if self.index is None:
+            return None
+        text = self.index.text(path)  # type: ignore[attr-defined]
+        if text is None:
+            return None
+        return text if isinstance(text, bytes) else encode(text)
+
+    def language(self, path: str) -> str | None:
+        tags = self.graph.tags(path) if self.graph is not None else None
+        return tags.language if tags is not None else languages.language_for_path(path)
+
+    def render(self, found: Found, form: str, members: frozenset[str] | None = None) -> RenderedSnippet | None:
+        """Renders `found` in `form` with its container's header line, memoised."""
+        definition = found.definition
+        key = (found.path, self.fingerprint(found.path), definition.start_byte, definition.end_byte, form,  # type: ignore[attr-defined]
+               members)
+        if key[1] and key in _RENDER_MEMO:
+            _RENDER_MEMO.move_to_end(key)
+            return _RENDER_MEMO[key]
+        source = self.source(found.path)
+        language = self.language(found.path)
+        result = None
+        if source is not None and language is not None:
+            result = render_definition(source, language, definition, form,
+                                       self._container_header(found, source), members)
+        if key[1]:
+            _RENDER_MEMO[key] = result
+            while len(_RENDER_MEMO) > _RENDER_MEMO_SIZE:
+                _RENDER_MEMO.popitem(last=False)
+        return result
+
+    def _container_header(self, found: Found, source: bytes) -> str:
+        container = getattr(found.definition, "container", None)
+        tags = self.graph.tags(found.path) if self.graph is not None else None
+        if not container or tags is None:
+            return ""
+        start = found.definition.start_byte  # type: ignore[attr-defined]
+        for other in tags.definitions:
+            if other.name == container and other.start_byte < start < other.end_byte:
+                return _line_at(source, other.start_byte).rstrip() + "\n"
+        return ""
+
+
+def render_definition(source: bytes, language: str, definition: object, form: str,
+                      container_header: str = "", members: frozenset[str] | None = None) -> RenderedSnippet | None:
+    """Renders one definition of `source` by parsing only its own (dedented) lines."""
+    syntax = syntax_for(language)
+    if syntax is None:
+        return None
+    start = source.rfind(b"\n", 0, definition.start_byte) + 1  # type: ignore[attr-defined]
+    end = definition.end_byte  # type: ignore[attr-defined]
+    chunk = source[start:end]
+    indent = chunk[: len(chunk) - len(chunk.lstrip(b" \t"))]
+    if indent:
+        chunk = b"\n".join(line[len(indent):] if line.startswith(indent) else line for line in chunk.split(b"\n"))
+    start_line, end_line = definition.start_line, definition.end_line  # type: ignore[attr-defined]
+    tree = languages.parse(syntax.name, chunk)
+    node = _definition_node(tree.root_node, syntax)
+    if node is None:
+        lines = chunk.decode("utf-8", "replace").split("\n")[:3]
+        text = "\n".join(lines)
+        return RenderedSnippet(_reindent(text, indent, container_header), start_line, end_line, "full")
+    snippet = render(node, chunk, syntax, form, members=members)
+    return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
+
+
+def _definition_node(root: object, syntax) -> object | None:
+    stack = [root]
+    while stack:
+        node = stack.pop(0)
+        if node.type in syntax.scopes:  # type: ignore[attr-defined]
+            return node
+        if node.type in syntax.wrappers or node is root:  # type: ignore[attr-defined]
+            stack.extend(node.named_children)  # type: ignore[attr-defined]
+    return None
+
+
+def _reindent(text: str, indent: bytes, header: str) -> str:
+    prefix = indent.decode("utf-8", "replace")
+    if prefix:
+        text = "\n".join(prefix + line if line else line for line in text.split("\n"))
+    return header + text.rstrip() + "\n"
+
+
+def _line_at(source: bytes, offset: int) -> str:
+    start = source.rfind(b"\n", 0, offset) + 1
+    end = source.find(b"\n", offset)
+    return source[start: end if end >= 0 else len(source)].decode("utf-8", "replace")

@@ -1,0 +1,247 @@
+"""Names used near the cursor, and the local types that qualify attribute chains.
+
+`names_near_cursor` walks only the part of the tree around the cursor (the enclosing scope's
+header, and lines within a window before and after the cursor inside that scope) and reports each
+identifier use with how it is used (call, attribute, type, identifier), its line distance from
+the cursor, and for attributes the types its object may have (`self.repo.save`: `repo` is
+declared `repo: Repo`, so `save` is looked for in `Repo` first).
+
+Invariants: a definition's own name is never a use; `self`/`this` are never uses; the result is
+ordered by distance, then position, so it is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .scopes import Scope
+
+IDENTIFIERS = frozenset({
+    "identifier", "type_identifier", "property_identifier", "field_identifier",
+    "package_identifier", "shorthand_property_identifier", "constant",
+})
+_SELF = frozenset({"self", "this", "cls", "super"})
+_CALLS = frozenset({"call", "call_expression", "method_invocation", "new_expression",
+                    "object_creation_expression", "composite_literal"})
+_MEMBERS = {  # node type -> (object field, member field)
+    "attribute": ("object", "attribute"),
+    "member_expression": ("object", "property"),
+    "selector_expression": ("operand", "field"),
+    "field_access": ("object", "field"),
+    "method_invocation": ("object", "name"),
+    "field_expression": ("argument", "field"),
+    "scoped_identifier": ("scope", "name"),
+}
+_TYPE_CONTEXTS = frozenset({"type", "type_annotation", "generic_type", "type_arguments",
+                            "pointer_type", "qualified_type", "array_type", "slice_type"})
+
+
+@dataclass(frozen=True, slots=True)
+class NameUse:
+    name: str
+    kind: str  # "call" | "attribute" | "type" | "identifier"
+    line: int
+    distance: int  # lines between the use and the cursor line
+    owner_types: tuple[str, ...] = ()  # candidate types of the object of an attribute/method use
+
+
+def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Scope], *,
+                      lines_before: int = 40, lines_after: int = 10) -> list[NameUse]:
+    """Identifier uses around `offset`, nearest first (see module docstring)."""
+    cursor_line = source.count(b"\n", 0, offset)
+    low = _line_start(source, offset, lines_before)
+    high = _line_end(source, offset, lines_after)
+    innermost = scopes[0] if scopes else None
+    if innermost is not None:
+        low = max(low, innermost.outer.start_byte)  # type: ignore[attr-defined]
+        high = min(high, innermost.node.end_byte)  # type: ignore[attr-defined]
+    regions = [(low, high)]
+    if innermost is not None and innermost.outer.start_byte < low:  # type: ignore[attr-defined]
+        regions.append((innermost.outer.start_byte, innermost.body_start_byte))  # type: ignore[attr-defined]
+    types = local_types(scopes)
+    uses: dict[tuple[str, int], NameUse] = {}
+    for start, end in regions:
+        for node in _identifiers_in(root, start, end):
+            use = _classify(node, cursor_line, types)
+            if use is not None:
+                uses.setdefault((use.name, node.start_byte), use)  # type: ignore[attr-defined]
+    return sorted(uses.values(), key=lambda u: (u.distance, u.line, u.name))
+
+
+def local_types(scopes: list[Scope]) -> dict[str, tuple[str, ...]]:
+    """Declared or constructed types of names in the enclosing function and class members.
+
+    `self`/`this` map to the innermost enclosing class; a Go receiver maps to its type.
+    """
+    types: dict[str, tuple[str, ...]] = {}
+    classes = [s for s in scopes if s.kind in ("class", "struct", "interface", "impl")]
+    if classes:
+        types["self"] = types["this"] = (classes[0].name,)
+        body = classes[0].node.child_by_field_name("body")  # type: ignore[attr-defined]
+        for member in body.named_children if body is not None else ():
+            _declarations(member, types, depth=2 if _is_constructor(member) else 0)
+    for scope in scopes:
+        if scope.kind in ("function", "method"):
+            _declarations(scope.node, types, depth=3)
+            break
+    return types
+
+
+def _is_constructor(node: object) -> bool:
+    target = node
+    if target.type == "decorated_definition":  # type: ignore[attr-defined]
+        target = target.child_by_field_name("definition")  # type: ignore[attr-defined]
+    if target is None:
+        return False
+    if target.type == "constructor_declaration":  # type: ignore[attr-defined]
+        return True
+    name = target.child_by_field_name("name")  # type: ignore[attr-defined]
+    return name is not None and name.text in (b"__init__", b"constructor")
+
+
+def _declarations(node: object, types: dict[str, tuple[str, ...]], depth: int) -> None:
+    stack = [(node, 0)]
+    while stack:
+        current, level = stack.pop()
+        declared = _declared_type(current)
+        if declared is not None:
+            name, names = declared
+            if names:
+                types.setdefault(name, names)
+        if level < depth + 6:
+            stack.extend((child, level + 1) for child in current.named_children)  # type: ignore[attr-defined]
+
+
+def _declared_type(node: object) -> tuple[str, tuple[str, ...]] | None:
+    kind = node.type  # type: ignore[attr-defined]
+    field = node.child_by_field_name  # type: ignore[attr-defined]
+    if kind in ("typed_parameter", "typed_default_parameter"):
+        name = field("name") or next((c for c in node.named_children if c.type == "identifier"), None)  # type: ignore[attr-defined]
+        return _pair(name, field("type"))
+    if kind == "assignment":
+        left = field("left")
+        if left is not None and left.type == "attribute":
+            left = left.child_by_field_name("attribute")
+        type_node = field("type") or _constructed(field("right"))
+        return _pair(left, type_node)
+    if kind in ("required_parameter", "optional_parameter", "public_field_definition"):
+        return _pair(field("pattern") or field("name"), field("type"))
+    if kind in ("variable_declarator",):
+        return _pair(field("name"), field("type") or _constructed(field("value")))
+    if kind in ("field_declaration", "local_variable_declaration", "formal_parameter",
+                "parameter_declaration", "constant_declaration"):
+        name = field("name")
+        if name is None:
+            declarator = field("declarator")
+            name = declarator.child_by_field_name("name") if declarator is not None else None
+        return _pair(name, field("type"))
+    if kind == "short_var_declaration":
+        left, right = field("left"), field("right")
+        if left is not None and right is not None and left.named_children and right.named_children:
+            return _pair(left.named_children[0], _constructed(right.named_children[0]))
+    return None
+
+
+def _constructed(value: object | None) -> object | None:
+    """The class a value expression constructs (`Repo(...)`, `new Repo()`, `Repo{}`), if any."""
+    if value is None:
+        return None
+    kind = value.type  # type: ignore[attr-defined]
+    if kind in ("new_expression",):
+        return value.child_by_field_name("constructor")  # type: ignore[attr-defined]
+    if kind in ("object_creation_expression", "composite_literal"):
+        return value.child_by_field_name("type")  # type: ignore[attr-defined]
+    if kind in ("call", "call_expression"):
+        function = value.child_by_field_name("function")  # type: ignore[attr-defined]
+        if function is not None and function.type == "identifier" and function.text[:1].isupper():
+            return function
+    return None
+
+
+def _pair(name: object | None, type_node: object | None) -> tuple[str, tuple[str, ...]] | None:
+    if name is None or type_node is None:
+        return None
+    names = tuple(
+        n.text.decode("utf-8", "replace") for n in _identifiers_in(type_node, 0, 1 << 62)  # type: ignore[attr-defined]
+        if n.type in ("identifier", "type_identifier")  # type: ignore[attr-defined]
+    )
+    return name.text.decode("utf-8", "replace"), names  # type: ignore[attr-defined]
+
+
+def _identifiers_in(root: object, low: int, high: int):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.end_byte < low or node.start_byte > high:  # type: ignore[attr-defined]
+            continue
+        if node.type in IDENTIFIERS:  # type: ignore[attr-defined]
+            yield node
+            continue
+        children = node.children  # type: ignore[attr-defined]
+        stack.extend(reversed(children))
+
+
+def _classify(node: object, cursor_line: int, types: dict[str, tuple[str, ...]]) -> NameUse | None:
+    name = node.text.decode("utf-8", "replace")  # type: ignore[attr-defined]
+    if name in _SELF or not name:
+        return None
+    parent = node.parent  # type: ignore[attr-defined]
+    if parent is None or _is_definition_name(node, parent):
+        return None
+    line = node.start_point[0]  # type: ignore[attr-defined]
+    distance = cursor_line - line if line <= cursor_line else (line - cursor_line) * 2
+    kind = "identifier"
+    owners: tuple[str, ...] = ()
+    fields = _MEMBERS.get(parent.type)
+    if fields is not None and parent.child_by_field_name(fields[1]) == node:
+        kind = "attribute"
+        owner = parent.child_by_field_name(fields[0])
+        if owner is not None:
+            owners = _owner_types(owner, types)
+        holder = parent.parent
+        if parent.type == "method_invocation" or (
+            holder is not None and holder.type in _CALLS and holder.child_by_field_name("function") == parent
+        ):
+            kind = "call"
+    elif parent.type in _CALLS:
+        kind = "call"
+    elif node.type == "type_identifier" or parent.type in _TYPE_CONTEXTS:  # type: ignore[attr-defined]
+        kind = "type"
+    return NameUse(name=name, kind=kind, line=line, distance=distance, owner_types=owners)
+
+
+def _owner_types(owner: object, types: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """Types of the object in `object.member`: the declared type of its last name, or itself
+    when it looks like a class or module name."""
+    last = owner
+    fields = _MEMBERS.get(owner.type)  # type: ignore[attr-defined]
+    if fields is not None:
+        last = owner.child_by_field_name(fields[1]) or owner  # type: ignore[attr-defined]
+    text = last.text.decode("utf-8", "replace")  # type: ignore[attr-defined]
+    if last.type == "this":  # type: ignore[attr-defined]
+        text = "this"
+    return types.get(text, (text,) if text[:1].isupper() else ())
+
+
+def _is_definition_name(node: object, parent: object) -> bool:
+    name = parent.child_by_field_name("name")  # type: ignore[attr-defined]
+    return name == node and parent.type.endswith(("definition", "declaration", "declarator", "spec",  # type: ignore[attr-defined]
+                                                  "_item", "signature", "parameter"))
+
+
+def _line_start(source: bytes, offset: int, lines: int) -> int:
+    position = offset
+    for _ in range(lines + 1):
+        position = source.rfind(b"\n", 0, position)
+        if position < 0:
+            return 0
+    return position + 1
+
+
+def _line_end(source: bytes, offset: int, lines: int) -> int:
+    position = offset
+    for _ in range(lines + 1):
+        position = source.find(b"\n", position + 1)
+        if position < 0:
+            return len(source)
+    return position
