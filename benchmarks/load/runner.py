@@ -17,12 +17,36 @@ from typing import Any
 
 from .jsonrpc_client import LspClient
 from .scenarios import RUNNERS, LoadOptions, barrier, concurrency_sweep
-from .servers import ServerSpec, machine_info, rss_mb
+from .servers import ServerSpec, cpu_seconds, machine_info, rss_mb
 from .stats import ScenarioRecord, ratio, summarize
 from .workspace import BenchWorkspace
 
 # Scenarios whose latency is queueing by design (the server is kept saturated); P95 gates skip them.
 SATURATING = frozenset({"typing_throughput"})
+
+
+@dataclass(slots=True)
+class CpuUsage:
+    """CPU used by the server process and by this client between start() and stop(), as a
+    percentage of one core over the wall time (100 = one core busy all the time)."""
+
+    pid: int
+    wall: float
+    server: float | None
+    client: float
+
+    @classmethod
+    def start(cls, pid: int) -> CpuUsage:
+        return cls(pid, time.perf_counter(), cpu_seconds(pid), time.process_time())
+
+    def stop(self) -> dict[str, float | None]:
+        wall = time.perf_counter() - self.wall
+        server_now = cpu_seconds(self.pid)
+        server = None
+        if self.server is not None and server_now is not None and wall > 0:
+            server = round((server_now - self.server) / wall * 100, 1)
+        return {"server_cpu_percent": server,
+                "client_cpu_percent": round((time.process_time() - self.client) / wall * 100, 1)}
 
 
 @dataclass(slots=True)
@@ -76,9 +100,10 @@ async def run_server(spec: ServerSpec, ws: BenchWorkspace, scenarios: list[str],
         for name in scenarios:
             if client.exited:
                 break
+            usage = CpuUsage.start(client.pid)
             record = await RUNNERS[name](client, ws, opts)
             run.records[name] = record
-            run.summaries[name] = {**summarize(record), "rss_mb_after": rss_mb(client.pid)}
+            run.summaries[name] = {**summarize(record), **usage.stop(), "rss_mb_after": rss_mb(client.pid)}
         if sweep and not client.exited:
             run.sweep = await concurrency_sweep(client, ws, opts)
         if not client.exited:

@@ -66,6 +66,16 @@ def rss_mb(pid: int) -> float | None:
     return None
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds process `pid` has used so far, None if it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def machine_info() -> dict[str, Any]:
     import platform
 
