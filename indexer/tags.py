@@ -37,6 +37,7 @@ DEFINITION_KINDS = frozenset(
 REFERENCE_KINDS = ("call", "type", "attribute", "identifier")
 CLASS_LIKE = frozenset({"class", "struct", "interface", "enum"})
 _REF_RANK = {"reference.call": 0, "reference.type": 1, "reference.attribute": 2}
+_GENERIC_KIND_RANK = {"variable": 0, "type": 1}
 _NEWLINE = re.compile(b"\n")
 _IMPORT_STATEMENTS = {"import": "import", "include": "include", "mod": "mod", "reexport": "reexport"}
 
@@ -166,10 +167,20 @@ def _collect_definition(match: dict, name_span: tuple, raw_defs: dict) -> None:
         if key.startswith("definition."):
             span = spans[0]
             container = match.get("container.name")
+            kind = key[11:]
             old = raw_defs.get(name_span[0])
-            if old is None or (span[1] - span[0]) > (old[0][1] - old[0][0]):
-                raw_defs[name_span[0]] = (span, key[11:], name_span, container[0] if container else None)
+            if old is None or _wider(span, kind, old[0], old[1]):
+                raw_defs[name_span[0]] = (span, kind, name_span, container[0] if container else None)
             return
+
+
+def _wider(span: tuple, kind: str, old_span: tuple, old_kind: str) -> bool:
+    """Whether a definition match should replace another on the same name node: the wider node
+    wins; on equal width a specific kind beats "type", which beats "variable"."""
+    width, old_width = span[1] - span[0], old_span[1] - old_span[0]
+    if width != old_width:
+        return width > old_width
+    return _GENERIC_KIND_RANK.get(kind, 2) > _GENERIC_KIND_RANK.get(old_kind, 2)
 
 
 def _collect_import_part(match: dict, statement_key: str, statements: dict) -> None:
