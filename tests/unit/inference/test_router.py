@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from inference.api import BackendError, CompletionRequest, SamplingParams
+from inference.backend_spec import BackendSpec
+from inference.breaker import CircuitBreaker
+from inference.router import Router, collect
+from inference.stops import StopScanner
+
+
+class ScriptedBackend:
+    """A test double: yields the given chunks, optionally failing or stalling."""
+
+    def __init__(self, spec: BackendSpec, chunks=("hello",), fail=False, stall=False):
+        self.name, self.model_id, self.model_family = spec.name, f"test:{spec.name}", "qwen2.5-coder"
+        self.chunks, self.fail, self.stall = list(chunks), fail, stall
+        self.prompts: list[str] = []
+        self.closed_streams = 0
+
+    async def stream(self, prompt: str, params: SamplingParams):
+        self.prompts.append(prompt)
+        try:
+            if self.fail:
+                raise BackendError("boom")
+            for chunk in self.chunks:
+                if self.stall:
+                    await asyncio.sleep(10)
+                yield chunk
+        finally:
+            self.closed_streams += 1
+
+    async def aclose(self) -> None:
+        pass
+
+
+def make_router(*backends):
+    specs = [BackendSpec(name=f"b{i}", kind="openai", timeout_ms=200) for i in range(len(backends))]
+    table = dict(zip((s.name for s in specs), backends))
+    return Router(specs, factory=lambda spec: table[spec.name])
+
+
+def spec(name="b"):
+    return BackendSpec(name=name, kind="openai")
+
+
+def test_stop_scanner_handles_stops_split_across_chunks():
+    scanner = StopScanner(("<|endoftext|>",))
+    out = "".join(scanner.feed(c) for c in ["ret", "urn x<|end", "oftext|>junk"])
+    assert out == "return x" and scanner.stopped
+
+
+def test_stop_scanner_flushes_held_tail():
+    scanner = StopScanner(("\n\n\n",))
+    assert scanner.feed("ab") + scanner.flush() == "ab"
+
+
+async def test_collect_single_line_closes_stream_early():
+    backend = ScriptedBackend(spec(), chunks=["x = 1", "\ny = 2", "\nz = 3"])
+    text = await collect(backend, "p", SamplingParams(), multiline=False)
+    assert text.split("\n")[0] == "x = 1"
+    assert backend.closed_streams == 1
+
+
+async def test_router_renders_template_and_falls_back_on_failure():
+    bad, good = ScriptedBackend(spec("b0"), fail=True), ScriptedBackend(spec("b1"), chunks=["ok"])
+    router = make_router(bad, good)
+    result = await router.complete(CompletionRequest(prefix="a", suffix="b"))
+    assert (result.text, result.backend, result.cache) == ("ok", "b1", "miss")
+    assert good.prompts[0].endswith("<|fim_prefix|>a<|fim_suffix|>b<|fim_middle|>")
+    assert router.slots[0].breaker.state == "closed"  # one failure is below the threshold
+
+
+async def test_router_timeout_counts_as_failure_and_breaker_opens():
+    stalled = ScriptedBackend(spec("b0"), stall=True)
+    router = make_router(stalled)
+    for _ in range(3):
+        with pytest.raises(BackendError, match="timed out"):
+            await router.complete(CompletionRequest(prefix="a"))
+    assert router.slots[0].breaker.state == "open"
+    assert stalled.closed_streams == 3  # every timed-out stream was closed
+    with pytest.raises(BackendError, match="circuit open"):
+        await router.complete(CompletionRequest(prefix="a"))
+
+
+async def test_router_cancellation_closes_backend_stream():
+    stalled = ScriptedBackend(spec("b0"), stall=True)
+    router = make_router(stalled)
+    task = asyncio.ensure_future(router.complete(CompletionRequest(prefix="a")))
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert stalled.closed_streams == 1
+
+
+def test_breaker_half_open_trial():
+    now = [0.0]
+    breaker = CircuitBreaker(failure_threshold=2, cooldown_s=5, clock=lambda: now[0])
+    breaker.record_failure()
+    assert breaker.allow()
+    breaker.record_failure()
+    assert breaker.state == "open" and not breaker.allow()
+    now[0] = 6
+    assert breaker.state == "half-open"
+    assert breaker.allow() and not breaker.allow()  # exactly one trial
+    breaker.record_failure()
+    assert breaker.state == "open"
+    now[0] = 12
+    assert breaker.allow()
+    breaker.record_success()
+    assert breaker.state == "closed"
+
+
+def test_unknown_or_broken_backend_is_a_problem_not_a_crash():
+    router = Router([BackendSpec(name="x", kind="python", model="no.such.module:Thing")])
+    assert router.slots == [] and "cannot import" in router.problems[0]

@@ -1,0 +1,73 @@
+"""`arbor-ls complete` and `arbor-ls context` as a user runs them, against a fake backend."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.fakes.openai_server import FakeOpenAIServer
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lsp_server.cli", *args], capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "util.py").write_text("def add(a, b):\n    return a + b\n")
+    (tmp_path / "main.py").write_text("from util import add\n\ntotal = \n")
+    return tmp_path
+
+
+def config_for(tmp_path, url) -> str:
+    path = tmp_path / "arbor.json"
+    path.write_text(json.dumps({"backends": [{"kind": "openai", "url": url, "model": "fake",
+                                              "modelFamily": "qwen2.5-coder"}]}))
+    return str(path)
+
+
+def test_version():
+    out = run_cli("--version")
+    assert out.returncode == 0 and out.stdout.startswith("arbor-ls ")
+
+
+def test_complete_prints_text_and_json(project):
+    with FakeOpenAIServer("add(1, 2)\nextra") as fake:
+        config = config_for(project, fake.url)
+        target = f"{project / 'main.py'}:3:9"
+        plain = run_cli("complete", target, "--workspace", str(project), "--config", config)
+        as_json = run_cli("complete", target, "--workspace", str(project), "--config", config, "--json")
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stdout == "add(1, 2)\n"  # single-line: text follows the cursor on its line
+    data = json.loads(as_json.stdout)
+    assert data["text"] == "add(1, 2)" and data["backend"] and data["cache"] in ("hit", "miss")
+    assert data["context_tokens"] > 0 and {"context", "total"} <= set(data["latency_ms"])
+    assert "<|fim_prefix|>from util import add\n\ntotal = <|fim_suffix|>" in fake.requests[0]["prompt"]
+
+
+def test_context_json_has_the_prompt_parts(project):
+    out = run_cli("context", f"{project / 'main.py'}:3:9", "--workspace", str(project), "--budget", "256", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert {"prompt", "prefix", "suffix", "tokens", "budget", "snippets"} <= set(data)
+    assert data["budget"] == 256 and data["prefix"].endswith("total = ")
+    for snippet in data["snippets"]:
+        assert {"path", "symbol", "kind", "start_line", "end_line", "tokens", "reason"} <= set(snippet)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["complete", "/no/such/file.py:1:1"], "no such file"),
+    (["complete", "{main}:99:1"], "line 99 is out of range"),
+    (["complete", "{main}:1:500"], "column 500 is out of range"),
+    (["complete", "{main}"], "expected FILE:LINE:COL"),
+    (["context", "{main}:1:1", "--workspace", "/no/such/dir"], "workspace"),
+    (["complete", "{main}:1:1", "--config", "/no/such.json"], "cannot read config"),
+])
+def test_bad_arguments_exit_2_with_one_line(project, args, message):
+    args = [a.replace("{main}", str(project / "main.py")) for a in args]
+    out = run_cli(*args)
+    assert out.returncode == 2
+    assert message in out.stderr and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
