@@ -140,6 +140,8 @@ class DiskTier:
             return None
         try:
             text, _deps = json.loads(raw)
+            if not isinstance(text, str):
+                raise TypeError("completion is not a string")
         except (TypeError, ValueError):
             self.stats.misses += 1
             self.stats.rejected += 1

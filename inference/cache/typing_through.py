@@ -5,7 +5,7 @@ model's text (possibly still streaming in). A new request in the same file is an
 record, without a model call, when:
 - its prefix is the record's prefix plus characters `typed` that are the start of the record's
   text (`typed_since`, which also follows pruning's prefix window as it slides forward),
-- its suffix agrees with the record's (the text after the cursor did not change),
+- its suffix equals the record's (the text after the cursor did not change),
 - no file the record's prompt depended on has since changed fingerprint (records are dropped by
   `invalidate`, and a record whose dependencies contradict the request's is skipped).
 The answer is the rest of the text after `typed`: the rest of the line, or, once the user has typed
@@ -58,11 +58,10 @@ def typed_since(old: str, new: str, limit: int) -> str | None:
 
 
 def suffixes_agree(old: str, new: str) -> bool:
-    """Same text after the cursor: equal, or one window is a whole-line head of the other."""
-    if old == new:
-        return True
-    short, long = (old, new) if len(old) < len(new) else (new, old)
-    return long.startswith(short) and "\n" in short
+    """Same text after the cursor. Typing before the cursor leaves the suffix window unchanged, so
+    anything but equality means the code after the cursor changed (or an editor auto-closed a
+    bracket): the model would see another prompt, and the old completion is not served."""
+    return old == new
 
 
 def safe_partial(text: str) -> str:
