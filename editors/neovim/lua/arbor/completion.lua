@@ -102,7 +102,10 @@ end
 
 --- The first item of an inlineCompletion result that yields ghost text at (row, col).
 local function pick(buf, client, result, row, col)
-  local items = result and (result.items or result) or {}
+  if type(result) ~= 'table' then
+    return nil -- nil or vim.NIL: no completion
+  end
+  local items = type(result.items) == 'table' and result.items or result
   local line = current_line(buf, row)
   for _, item in ipairs(items) do
     local insert = item.insertText
@@ -110,7 +113,7 @@ local function pick(buf, client, result, row, col)
       insert = text.snippet_text(insert.value or '')
     end
     local range
-    if item.range then
+    if type(item.range) == 'table' then
       local s, e = item.range.start, item.range['end']
       if s.line ~= row or e.line ~= row then
         goto continue

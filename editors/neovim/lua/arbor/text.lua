@@ -122,7 +122,14 @@ end
 --- @param snippet string
 --- @return string
 function M.snippet_text(snippet)
-  local out = snippet:gsub('%${%d+:([^}]*)}', '%1'):gsub('%${%d+}', ''):gsub('%$%d+', ''):gsub('\\([$}\\])', '%1')
+  -- Escaped characters are set aside first, so that `\$1` stays a literal "$1".
+  local protected = snippet:gsub('\\([$}\\])', function(c)
+    return ('\0%03d'):format(c:byte())
+  end)
+  local out = protected:gsub('%${%d+:([^}]*)}', '%1'):gsub('%${%d+}', ''):gsub('%$%d+', '')
+  out = out:gsub('%z(%d%d%d)', function(code)
+    return string.char(tonumber(code))
+  end)
   return out
 end
 
