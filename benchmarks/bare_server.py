@@ -18,7 +18,7 @@ CONSTANT_COMPLETION = "pass"
 server = LanguageServer("bare-pygls", "1.0", text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
 
 
-@server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION)
+@server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
 def inline_completion(ls: LanguageServer, params: types.InlineCompletionParams) -> types.InlineCompletionList:
     """The constant answer; it touches the document (as any real handler must) so that a request
     for a document the server never saw fails here as it would in a real server."""

@@ -123,7 +123,7 @@ def write_generated_chain(root: Path) -> ReferenceChain:
     return ReferenceChain((files[0], files[1], files[2]), line, (GENERATED_DEFINITION, GENERATED_VARIANT))
 
 
-_FROM_IMPORT = re.compile(r"^\s*from\s+(\.*[\w.]*)\s+import\s+\(?([\w\s,]+)", re.M)
+_FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(?:\(([^)]*)\)|([\w \t,]+))", re.M)
 _DEF = re.compile(r"^(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
 
 
@@ -165,6 +165,11 @@ def _resolve(module: str, importer: str, is_package: bool) -> str:
     return ".".join(base + ([rest] if rest else []))
 
 
+def _imported_names(clause: str) -> list[str]:
+    """`a, b as c` -> ["a", "b"] (the names as the defining module spells them)."""
+    return [part.split()[0] for part in clause.replace("\n", " ").split(",") if part.split()]
+
+
 def find_python_chain(root: Path) -> ReferenceChain | None:
     """A real chain C -> B -> A in `root`: B imports a top-level def/class `name` from A, C imports
     something from B. The edit renames `name` on its definition line (and back)."""
@@ -181,7 +186,7 @@ def find_python_chain(root: Path) -> ReferenceChain | None:
         texts[name] = text
         is_package = path.name == "__init__.py"
         imports[name] = [
-            (_resolve(m.group(1), name, is_package), [n.strip() for n in m.group(2).split(",") if n.strip()])
+            (_resolve(m.group(1), name, is_package), _imported_names(m.group(2) or m.group(3)))
             for m in _FROM_IMPORT.finditer(text)
         ]
     for c_name, c_imports in sorted(imports.items()):
