@@ -16,7 +16,7 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .config import Settings, load_settings
-from .features import completion, custom, documents
+from .features import completion, custom, documents, feedback
 from .features.documents import DocumentListener, OpenDocument
 from .pipeline import CompletionPipeline
 from .stats import ServerStats
@@ -35,28 +35,43 @@ class ArborServer(LanguageServer):
         self.cache: Any = None
         self.stats = ServerStats()
         self._pipeline: CompletionPipeline | None = None
+        self._pipeline_task: asyncio.Future[CompletionPipeline] | None = None
         self._inflight: dict[str, tuple[asyncio.Task, list[str]]] = {}
         self._last_status: dict[str, Any] = {}
 
-    # --- settings -------------------------------------------------------------------------
+    # --- settings and the pipeline -----------------------------------------------------------
     def apply_settings(self, data: Any) -> None:
         settings, problems = load_settings(data)
         for problem in problems:
             self.show_message(f"arbor-ls setting {problem}", types.MessageType.Warning)
-        old = self._pipeline
+        old, old_task = self._pipeline, self._pipeline_task
         self.settings = settings
-        self._pipeline = None
+        self._pipeline, self._pipeline_task = None, None
         if old is not None:
             asyncio.ensure_future(old.aclose())
+        elif old_task is not None:
+            old_task.add_done_callback(_close_built_pipeline)
 
-    @property
-    def pipeline(self) -> CompletionPipeline:
-        """Built on first use, so that a slow backend (an embedded model) loads once settings are known."""
-        if self._pipeline is None:
-            self._pipeline = CompletionPipeline(self.settings, self.workspace_root, index=self.index, cache=self.cache)
-            for problem in self._pipeline.router.problems:
+    def _build_pipeline(self) -> CompletionPipeline:
+        pipeline = CompletionPipeline(self.settings, self.workspace_root, index=self.index, cache=self.cache)
+        _ = pipeline.router  # creates the backends: an embedded model loads here, off the event loop
+        return pipeline
+
+    async def get_pipeline(self) -> CompletionPipeline:
+        """The pipeline for the current settings. Backends are created once, in a worker thread,
+        starting at `initialized`, so a missing model is reported at start-up, not at the first request."""
+        if self._pipeline is not None:
+            return self._pipeline
+        if self._pipeline_task is None:
+            self._pipeline_task = asyncio.ensure_future(asyncio.to_thread(self._build_pipeline))
+        task = self._pipeline_task
+        pipeline = await asyncio.shield(task)
+        if self._pipeline_task is task and self._pipeline is None:
+            self._pipeline = pipeline
+            for problem in pipeline.router.problems:
                 self.show_message(f"arbor-ls: {problem}", types.MessageType.Error)
-        return self._pipeline
+            self.send_status("idle" if pipeline.router.slots else "error", "; ".join(pipeline.router.problems))
+        return pipeline
 
     @property
     def position_encoding(self) -> str:
@@ -105,6 +120,12 @@ class ArborServer(LanguageServer):
                 pass
 
 
+def _close_built_pipeline(task: asyncio.Future[CompletionPipeline]) -> None:
+    """Close a pipeline whose construction finished after newer settings replaced it."""
+    if not task.cancelled() and task.exception() is None:
+        asyncio.ensure_future(task.result().aclose())
+
+
 def create_server() -> ArborServer:
     server = ArborServer()
 
@@ -116,6 +137,10 @@ def create_server() -> ArborServer:
         elif params.root_uri:
             ls.workspace_root = documents.uri_to_path(params.root_uri)
         ls.apply_settings(params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: ArborServer, params: types.InitializedParams) -> None:
+        await ls.get_pipeline()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: ArborServer, params: types.DidChangeConfigurationParams) -> None:
@@ -130,4 +155,5 @@ def create_server() -> ArborServer:
     documents.register(server)
     completion.register(server)
     custom.register(server)
+    feedback.register(server)
     return server

@@ -42,7 +42,8 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
     ls.stats.count("requests")
     ls.send_status("working")
     try:
-        result = await ls.pipeline.complete(doc.path, doc.text, offset, language=doc.language_id)
+        pipeline = await ls.get_pipeline()
+        result = await pipeline.complete(doc.path, doc.text, offset, language=doc.language_id)
     except asyncio.CancelledError:
         if box:  # superseded by a newer request or the document closed: answer empty
             ls.stats.count("superseded")
