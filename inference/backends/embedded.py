@@ -1,0 +1,115 @@
+"""The embedded backend: a model run in-process by `inference.engine` (paged KV cache, prefix
+caching, continuous batching), streaming text as tokens decode.
+
+The model is loaded when the backend is created, so a missing or unsupported model fails at
+start-up with a `BackendConfigError` naming the path and architecture, never at the first request.
+Closing a `stream` early (or cancelling its task) aborts the engine sequence and frees its KV
+blocks before the close completes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from ..api import BackendConfigError, BackendError, SamplingParams
+from ..backend_spec import BackendSpec
+from ..engine.async_engine import AsyncEngine
+from ..engine.config import EngineConfig
+from ..engine.engine import LLMEngine
+from ..engine.loader import load_model
+from ..engine.scheduler import BacklogFullError, RequestTooLargeError
+from ..engine.sequence import GenerationParams, LogitsProcessor
+
+log = logging.getLogger(__name__)
+
+
+def resolve_model_path(model: str) -> Path:
+    """A known model name or a path -> what to load. Uses `inference.model_store` when present."""
+    try:
+        from ..model_store import resolve_model
+    except ImportError:
+        if not model:
+            raise BackendConfigError("the embedded backend needs `model`: a model directory or .gguf file") from None
+        return Path(model).expanduser()
+    return resolve_model(model)
+
+
+def detect_model_family(model: str, architecture: str, special_tokens: set[str]) -> str:
+    """The prompt-template family: the known model's, else from FIM tokens, else by architecture."""
+    try:
+        from ..model_store import find_known
+
+        known = find_known(model) if model else None
+        if known is not None:
+            return known.family
+    except ImportError:
+        pass
+    from ..templates import detect_family
+
+    detected = detect_family(special_tokens)
+    if detected:
+        return detected
+    return "qwen2.5-coder" if architecture == "Qwen2ForCausalLM" else ""
+
+
+class EmbeddedBackend:
+    def __init__(self, spec: BackendSpec, engine_config: EngineConfig | None = None) -> None:
+        self.name = spec.name
+        self.model_id = spec.model
+        self.spec = spec
+        path = resolve_model_path(spec.model)
+        model_config, state, tokenizer = load_model(path)
+        if tokenizer is None:
+            raise BackendConfigError(f"model {path} ({model_config.architecture}) has no tokenizer.json")
+        self.engine = LLMEngine(model_config, engine_config or EngineConfig.from_spec(spec), state, tokenizer)
+        del state
+        assert self.engine.tokenizer is not None
+        self.tokenizer = self.engine.tokenizer
+        self.model_family = spec.model_family or detect_model_family(
+            spec.model, model_config.architecture, set(self.tokenizer.special_tokens)
+        )
+        self._async = AsyncEngine(self.engine)
+        log.info("embedded model %s loaded on %s (%s), %d KV blocks of %d tokens", path, self.engine.runner.device,
+                 self.engine.runner.dtype, self.engine.runner.num_blocks, self.engine.config.block_size)
+
+    async def stream(self, prompt: str, params: SamplingParams, *,
+                     logits_processors: tuple[LogitsProcessor, ...] = ()) -> AsyncIterator[str]:
+        """Text chunks as tokens decode. `logits_processors` see (generated ids, logits row)."""
+        generation = GenerationParams(
+            max_tokens=max(1, params.max_tokens), temperature=params.temperature, top_p=params.top_p,
+            stop=tuple(params.stop), priority=params.priority, deadline_ms=params.deadline_ms,
+            logits_processors=tuple(logits_processors),
+        )
+        outputs = self._async.generate(self.tokenizer.encode(prompt), generation)
+        try:
+            async for output in outputs:
+                if output.text:
+                    yield output.text
+        except (BacklogFullError, RequestTooLargeError) as exc:
+            raise BackendError(f"{self.name}: {exc}") from exc
+        except BackendError:
+            raise
+        except (RuntimeError, ValueError) as exc:
+            raise BackendError(f"{self.name}: embedded engine failed: {exc}") from exc
+        finally:
+            await outputs.aclose()
+
+    def stats(self) -> dict[str, int | float]:
+        """Engine counters: steps, tokens, prefix-cache hits, preemptions, free KV blocks."""
+        engine = self.engine
+        with engine.lock:
+            return {
+                **engine.stats,
+                "prefix_query_tokens": engine.kv.num_prefix_queries,
+                "prefix_hit_tokens": engine.kv.num_prefix_hits,
+                "preemptions": engine.scheduler.num_preemptions,
+                "kv_blocks_total": engine.kv.pool.num_blocks,
+                "kv_blocks_free": engine.kv.pool.num_free_blocks,
+                "waiting": engine.scheduler.num_waiting,
+                "running": len(engine.scheduler.running),
+            }
+
+    async def aclose(self) -> None:
+        await self._async.aclose()

@@ -1,0 +1,176 @@
+"""The engine's synchronous core: requests in, one step at a time (schedule -> run -> sample ->
+stream), outputs out through per-request callbacks.
+
+Thread safety: `add_request`, `abort` and `step` may be called from different threads. One lock
+guards the scheduler and request state; the forward pass runs outside it, on inputs copied
+under it, so `abort` frees a sequence's blocks at once even while a step is running (nothing else
+can claim those blocks before the step ends: only `step` allocates). Callbacks are invoked under
+the lock and must be quick (the async wrapper just hands them to the event loop).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from .block_pool import BlockPool
+from .config import EngineConfig, ModelConfig
+from .detokenizer import OutputText
+from .kv_cache_manager import KVCacheManager
+from .layers.sampler import sample
+from .model_runner import ModelRunner
+from .scheduler import Scheduler, SchedulerOutput
+from .sequence import GenerationParams, Sequence
+from .tokenizer import TextTokenizer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class RequestOutput:
+    request_id: str
+    text: str = ""  # new text since the previous output
+    token_ids: list[int] = field(default_factory=list)  # new tokens since the previous output
+    finished: bool = False
+    finish_reason: str = ""  # "stop" | "length" | "abort" | "error"
+    error: BaseException | None = None
+    num_prompt_tokens: int = 0
+    num_cached_tokens: int = 0
+
+
+OutputCallback = Callable[[RequestOutput], None]
+
+
+@dataclass(slots=True)
+class _Request:
+    seq: Sequence
+    text: OutputText | None
+    callback: OutputCallback
+    stop_ids: frozenset[int]
+    generator: torch.Generator | None
+
+
+class LLMEngine:
+    def __init__(self, model_config: ModelConfig, engine_config: EngineConfig, state: dict[str, torch.Tensor],
+                 tokenizer: Any = None) -> None:
+        import threading
+
+        self.model_config = model_config
+        self.config = engine_config
+        self.tokenizer = TextTokenizer(tokenizer) if tokenizer is not None else None
+        self.runner = ModelRunner(model_config, engine_config, state)
+        self.kv = KVCacheManager(BlockPool(self.runner.num_blocks, engine_config.enable_prefix_caching),
+                                 engine_config.block_size)
+        self.scheduler = Scheduler(engine_config, self.kv, self.runner.max_model_len)
+        self.lock = threading.RLock()
+        self._requests: dict[str, _Request] = {}
+        self.stats = {"steps": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0}
+
+    @property
+    def has_work(self) -> bool:
+        with self.lock:
+            return self.scheduler.has_work
+
+    def _stop_ids(self, params: GenerationParams) -> frozenset[int]:
+        ids = set(params.stop_token_ids)
+        if not params.ignore_eos:
+            ids.update(self.model_config.eos_token_ids)
+        if self.tokenizer is not None:
+            ids.update(i for s in params.stop if (i := self.tokenizer.token_id(s)) is not None)
+        return frozenset(ids)
+
+    def add_request(self, request_id: str, prompt_ids: list[int], params: GenerationParams,
+                    callback: OutputCallback, now_s: float | None = None) -> Sequence:
+        """Queue a request; raises BacklogFullError / RequestTooLargeError without queuing it."""
+        seq = Sequence(request_id, list(prompt_ids), params)
+        text = OutputText(self.tokenizer, seq.token_ids, params.stop) if self.tokenizer is not None else None
+        generator = None
+        if params.seed is not None and not params.greedy:
+            generator = torch.Generator().manual_seed(params.seed)
+        with self.lock:
+            self.scheduler.add(seq, now_s)
+            self._requests[request_id] = _Request(seq, text, callback, self._stop_ids(params), generator)
+            self.stats["prompt_tokens"] += seq.num_tokens
+        return seq
+
+    def abort(self, request_id: str) -> bool:
+        """Stop a request now: its blocks go back to the pool before this returns."""
+        with self.lock:
+            request = self._requests.pop(request_id, None)
+            if request is None:
+                return False
+            self.scheduler.finish(request.seq, "abort")
+        return True
+
+    def step(self, now_s: float | None = None) -> SchedulerOutput:
+        """Run one scheduled step. Returns the schedule (empty chunks: nothing to run yet)."""
+        with self.lock:
+            out = self.scheduler.schedule(now_s)
+            if not out.chunks:
+                return out
+            prepared = self.runner.prepare(out.chunks)
+        try:
+            logits = self.runner.execute(prepared)
+        except Exception as exc:  # a model failure ends the step's requests, not the engine
+            log.exception("embedded engine step failed")
+            with self.lock:
+                for chunk in out.chunks:
+                    self._finish(chunk.seq.request_id, "error", error=exc)
+            return out
+        with self.lock:
+            self.scheduler.complete_step(out)
+            self.stats["steps"] += 1
+            self.stats["computed_tokens"] += out.num_tokens
+            live = [(row, c) for row, c in enumerate(prepared.sampling) if c.seq.request_id in self._requests]
+            if live:
+                requests = [self._requests[c.seq.request_id] for _, c in live]
+                tokens = sample(
+                    logits[[row for row, _ in live]],
+                    [r.seq.params for r in requests],
+                    [r.seq.output_token_ids for r in requests],
+                    [r.generator for r in requests],
+                )
+                for request, token in zip(requests, tokens):
+                    self._append_token(request, token)
+        return out
+
+    def fail_all(self, error: BaseException) -> None:
+        """End every request with `error` (the engine thread's last resort)."""
+        with self.lock:
+            for request_id in list(self._requests):
+                self._finish(request_id, "error", error=error)
+
+    def _append_token(self, request: _Request, token: int) -> None:
+        seq = request.seq
+        seq.token_ids.append(token)
+        self.stats["generated_tokens"] += 1
+        if seq.first_token_s is None:
+            seq.first_token_s = time.monotonic()
+        if token in request.stop_ids:
+            self._finish(seq.request_id, "stop", tail=request.text.flush() if request.text else "")
+            return
+        delta = request.text.append(token) if request.text else ""
+        if request.text is not None and request.text.stopped:
+            self._finish(seq.request_id, "stop", tail=delta, token=token)
+        elif seq.num_output_tokens >= seq.params.max_tokens or seq.num_tokens >= self.runner.max_model_len:
+            tail = delta + (request.text.flush() if request.text else "")
+            self._finish(seq.request_id, "length", tail=tail, token=token)
+        else:
+            request.callback(RequestOutput(seq.request_id, delta, [token]))
+
+    def _finish(self, request_id: str, reason: str, tail: str = "", token: int | None = None,
+                error: BaseException | None = None) -> None:
+        request = self._requests.pop(request_id, None)
+        if request is None:
+            return
+        seq = request.seq
+        self.scheduler.finish(seq, reason)
+        request.callback(RequestOutput(
+            request_id, tail, [] if token is None else [token], finished=True, finish_reason=reason, error=error,
+            num_prompt_tokens=seq.num_prompt_tokens, num_cached_tokens=seq.num_prefix_hit_tokens,
+        ))

@@ -1,0 +1,1 @@
+"""Torch building blocks of the embedded engine's models: one op per file."""
