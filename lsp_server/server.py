@@ -156,4 +156,5 @@ def create_server() -> ArborServer:
     completion.register(server)
     custom.register(server)
     feedback.register(server)
+    feedback.register(server)
     return server

@@ -67,6 +67,17 @@ def stats(ed: EmbeddedNeovim) -> dict[str, Any]:
     return result or {}
 
 
+def wait_for_counter(ed: EmbeddedNeovim, name: str, value: int, timeout: float = 10.0) -> dict[str, Any]:
+    """Polls `arbor/stats` until counter `name` reaches `value` (notifications are asynchronous)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        counters = stats(ed).get("counters", {})
+        if counters.get(name, 0) >= value or time.monotonic() > deadline:
+            assert counters.get(name, 0) == value, counters
+            return counters
+        time.sleep(0.05)
+
+
 def test_plugin_starts_real_server_and_shows_ghost_text_that_tab_accepts(editor, fake):
     start(editor, fake)
     client = editor.lua("local c = vim.lsp.get_clients({bufnr=0, name='arbor'})[1]; "
@@ -85,6 +96,8 @@ def test_plugin_starts_real_server_and_shows_ghost_text_that_tab_accepts(editor,
     assert editor.lines() == ["def add(a, b):", "    return a + b"]
     assert editor.cursor() == (2, 16)
     assert editor.lua("return vim.api.nvim_get_mode().mode") == "i"
+    counters = wait_for_counter(editor, "accepted_full", 1)
+    assert counters["accepted_chars"] == len("a + b")
 
 
 def test_multi_line_completion_uses_virt_lines_and_accepts_exactly(editor, fake):
@@ -112,6 +125,7 @@ def test_cursor_move_clears_ghost_text(editor, fake):
     editor.wait_for("#require('arbor.ghost').marks(0) == 0", what="ghost cleared by the cursor move")
     assert [e["reason"] for e in editor.events("clear")] == ["moved"]
     assert editor.lines()[1] == "    return "
+    wait_for_counter(editor, "rejected_cleared", 1)
 
 
 def test_leaving_insert_mode_clears_ghost_text(editor, fake):
@@ -167,6 +181,9 @@ def test_accept_word_and_line_insert_parts_and_keep_the_rest(editor, fake):
     editor.wait_for("not require('arbor').visible()")
     assert editor.lines()[1] == "    return compute_total(items, tax)"
     assert [(e["part"], e["chars"]) for e in editor.events("accept")] == [("word", 13), ("line", 12)]
+    wait_for_counter(editor, "accepted_line", 1)
+    counters = wait_for_counter(editor, "accepted_word", 1)
+    assert counters["accepted_chars"] == 25 and "accepted_full" not in counters
 
 
 def test_typing_through_the_ghost_keeps_the_rest(editor, fake):
@@ -188,6 +205,7 @@ def test_dismiss_clears_and_tab_falls_back_to_a_tab(editor, fake):
     editor.type("<C-]>")
     editor.wait_for("not require('arbor').visible()")
     assert [e["reason"] for e in editor.events("clear")] == ["dismissed"]
+    wait_for_counter(editor, "rejected_dismissed", 1)
     editor.type("<Tab>")
     editor.wait_for("vim.api.nvim_get_current_line() == '    return \\t'", what="a literal tab")
 
