@@ -156,5 +156,4 @@ def create_server() -> ArborServer:
     completion.register(server)
     custom.register(server)
     feedback.register(server)
-    feedback.register(server)
     return server
