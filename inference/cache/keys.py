@@ -14,6 +14,7 @@ Invariants:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 
 import xxhash
@@ -42,9 +43,27 @@ def is_same_file(dep_path: str, request_path: str) -> bool:
     return a.endswith("/" + b) or b.endswith("/" + a)
 
 
-def foreign_dependencies(request: CompletionRequest) -> Dependencies:
-    """(path, fingerprint) of every file other than the edited one, sorted by path, deduplicated."""
-    deps = {path: fp for path, fp in request.depends_on if not is_same_file(path, request.path)}
+def canonical_path(path: str, root: str | None) -> str:
+    """`path` relative to the workspace `root` ('/'-separated) when it lies inside it, else as is.
+
+    Pruning reports dependencies workspace-relative and the index reports changes with absolute
+    paths; both meet here.
+    """
+    if root and os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path, root)
+        except ValueError:
+            return path
+        if not relative.startswith(".."):
+            return relative.replace(os.sep, "/")
+    return path
+
+
+def foreign_dependencies(request: CompletionRequest, root: str | None = None) -> Dependencies:
+    """(path, fingerprint) of every file other than the edited one, sorted by path, deduplicated;
+    paths made workspace-relative (`canonical_path`)."""
+    deps = {canonical_path(path, root): fp for path, fp in request.depends_on
+            if not is_same_file(path, request.path)}
     return tuple(sorted(deps.items()))
 
 

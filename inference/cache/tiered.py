@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from ..api import CompletionRequest
 from .disk import DiskTier
 from .exact import ExactTier
-from .keys import conflicts, exact_key, foreign_dependencies, semantic_cache_key
+from .keys import canonical_path, conflicts, exact_key, foreign_dependencies, semantic_cache_key
 from .recheck import Verify
 from .semantic import SemanticTier, cursor_indent, relative_form, serve_semantic
 from .settings import CacheSettings
@@ -45,8 +45,13 @@ class CacheHit:
 
 
 class CompletionCache:
-    def __init__(self, settings: CacheSettings | None = None, *, shared_client_factory=None):
+    def __init__(self, settings: CacheSettings | None = None, *, workspace_root: str | None = None,
+                 shared_client_factory=None):
+        """`workspace_root` lets absolute paths (from the index) and workspace-relative ones (from
+        pruning) name the same file; `shared_client_factory(url, timeout_s)` replaces the Redis
+        client (tests)."""
         self.settings = settings = settings or CacheSettings()
+        self.workspace_root = workspace_root
         self.enabled = settings.enabled
         self.typing = TypingThroughTier(settings.typing_entries) if settings.enabled and settings.typing else None
         self.exact = ExactTier(settings.memory_entries) if settings.enabled else None
@@ -88,7 +93,7 @@ class CompletionCache:
         return hit
 
     def _lookup(self, request, prompt, model_id, template, verify) -> CacheHit | None:
-        deps = foreign_dependencies(request)
+        deps = foreign_dependencies(request, self.workspace_root)
         if conflicts(deps, self.fingerprints):
             self.outdated_requests += 1
             return None
@@ -139,7 +144,7 @@ class CompletionCache:
         """Remember the model's `text` for this prompt (the whole answer, before display trimming)."""
         if not self.enabled or not text:
             return
-        deps = foreign_dependencies(request)
+        deps = foreign_dependencies(request, self.workspace_root)
         if conflicts(deps, self.fingerprints):
             self.outdated_requests += 1
             return
@@ -161,13 +166,20 @@ class CompletionCache:
 
     def note_shown(self, request: CompletionRequest, text: str) -> None:
         """The text now on screen for `request` (after post-processing): typing-through's source."""
-        if self.typing is not None and not conflicts(deps := foreign_dependencies(request), self.fingerprints):
+        deps = self._current_deps(request) if self.typing is not None else None
+        if deps is not None:
             self.typing.note_shown(request, deps, text)
 
     def note_partial(self, request: CompletionRequest, text: str) -> None:
         """The model's text so far for a request still streaming (or cancelled mid-stream)."""
-        if self.typing is not None and not conflicts(deps := foreign_dependencies(request), self.fingerprints):
+        deps = self._current_deps(request) if self.typing is not None else None
+        if deps is not None:
             self.typing.note_model_text(request, deps, text, final=False)
+
+    def _current_deps(self, request: CompletionRequest):
+        """The request's foreign dependencies, or None when they are older than the index's."""
+        deps = foreign_dependencies(request, self.workspace_root)
+        return None if conflicts(deps, self.fingerprints) else deps
 
     # --- invalidation ------------------------------------------------------------------------
 
@@ -177,6 +189,7 @@ class CompletionCache:
         Returns the number of entries evicted. The shared tier needs nothing: its keys are
         versioned by fingerprint, so outdated entries are never looked up again.
         """
+        path = canonical_path(path, self.workspace_root)
         if not self.enabled or self.fingerprints.get(path) == fingerprint:
             return 0
         self.fingerprints[path] = fingerprint

@@ -5,7 +5,7 @@ model's text (possibly still streaming in). A new request in the same file is an
 record, without a model call, when:
 - its prefix is the record's prefix plus characters `typed` that are the start of the record's
   text (`typed_since`, which also follows pruning's prefix window as it slides forward),
-- its suffix equals the record's (the text after the cursor did not change),
+- its suffix agrees with the record's (the text after the cursor did not change),
 - no file the record's prompt depended on has since changed fingerprint (records are dropped by
   `invalidate`, and a record whose dependencies contradict the request's is skipped).
 The answer is the rest of the text after `typed`: the rest of the line, or, once the user has typed
@@ -58,10 +58,14 @@ def typed_since(old: str, new: str, limit: int) -> str | None:
 
 
 def suffixes_agree(old: str, new: str) -> bool:
-    """Same text after the cursor. Typing before the cursor leaves the suffix window unchanged, so
-    anything but equality means the code after the cursor changed (or an editor auto-closed a
-    bracket): the model would see another prompt, and the old completion is not served."""
-    return old == new
+    """Same text after the cursor as far as both prompts see it: equal, or one suffix window is a
+    whole-line head of the other (pruning hands leftover budget to the suffix, so its window
+    shrinks by whole lines as the prefix grows). Anything else means the code after the cursor
+    changed, or an editor auto-closed a bracket: the old completion is not served."""
+    if old == new:
+        return True
+    short, long = (old, new) if len(old) < len(new) else (new, old)
+    return short.endswith("\n") and long.startswith(short)
 
 
 def safe_partial(text: str) -> str:

@@ -88,3 +88,13 @@ def test_empty_text_is_not_cached():
     r = request("x = ")
     cache.store(r, render(r), MODEL, TEMPLATE, "")
     assert cache.lookup(r, render(r), MODEL, TEMPLATE) is None
+
+
+def test_index_paths_and_pruning_paths_name_the_same_file():
+    from inference.cache import CompletionCache
+
+    cache = CompletionCache(CacheSettings(disk=False), workspace_root="/ws")
+    r = request("x = ", path="a.py", deps=[("a.py", "self"), ("lib/b.py", "1")])
+    cache.store(r, render(r), MODEL, TEMPLATE, "1")
+    assert cache.invalidate("/ws/lib/b.py", "2") >= 1  # the index reports absolute paths
+    assert cache.lookup(r, render(r), MODEL, TEMPLATE) is None

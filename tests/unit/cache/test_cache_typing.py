@@ -39,7 +39,9 @@ def test_safe_partial_and_suffix_agreement():
     assert safe_partial("a = 1\nb = compu") == "a = 1"
     assert safe_partial("result = compu") == "result = "
     assert suffixes_agree(")\nx = 1\n", ")\nx = 1\n")
-    assert not suffixes_agree(")\nx = 1\n", ")\nx = 1\ny = 2\n")
+    assert suffixes_agree(")\nx = 1\n", ")\nx = 1\ny = 2\n")  # the window shrank by a line
+    assert not suffixes_agree(")\nx", ")\nxy")  # not a whole-line head
+    assert not suffixes_agree(")\n", "]\n")
     assert not suffixes_agree(")", ")]")  # an auto-closed bracket
 
 
@@ -49,7 +51,7 @@ def test_typing_into_the_shown_completion_serves_the_rest():
     tier.note_shown(first, DEPS, "return 3.14 * r * r")
     assert tier.lookup(request("def area(r):\n    ret", "\n"), DEPS) == "urn 3.14 * r * r"
     assert tier.lookup(request("def area(r):\n    retx", "\n"), DEPS) is None
-    assert tier.lookup(request("def area(r):\n    ret", "\nchanged"), DEPS) is None
+    assert tier.lookup(request("def area(r):\n    ret", ")\n"), DEPS) is None
     assert tier.lookup(request("def area(r):\n    ret", "\n", path="/ws/other.py"), DEPS) is None
     assert tier.stats.hits == 1 and tier.stats.misses == 3
 
