@@ -65,7 +65,9 @@ class Router:
     def primary_template(self) -> FimTemplate:
         return self.slots[0].template if self.slots else template_for("")
 
-    async def complete(self, request: CompletionRequest) -> CompletionResult:
+    async def complete(self, request: CompletionRequest, *,
+                       verify: Callable[[str], str | None] | None = None) -> CompletionResult:
+        """`verify` re-checks cached text made for another suffix (see inference.cache)."""
         started = time.perf_counter()
         deadline = started + request.deadline_ms / 1000 if request.deadline_ms else None
         errors: list[str] = list(self.problems)
@@ -77,7 +79,7 @@ class Router:
             prompt = template.render(request)
             model_id = slot.backend.model_id
             if self.cache is not None:
-                hit = self.cache.lookup(request, prompt, model_id, template.name)
+                hit = self.cache.lookup(request, prompt, model_id, template.name, verify=verify)
                 if hit is not None:
                     slot.breaker.record_success()
                     return CompletionResult(hit.text, backend=slot.spec.name, cache=hit.tier, prompt=prompt,
@@ -96,7 +98,9 @@ class Router:
             )
             sent = time.perf_counter()
             try:
-                text = await asyncio.wait_for(collect(slot.backend, prompt, params, request.multiline), timeout)
+                on_text = (lambda so_far: self.cache.note_partial(request, so_far)) if self.cache is not None else None
+                text = await asyncio.wait_for(collect(slot.backend, prompt, params, request.multiline, on_text),
+                                              timeout)
             except TimeoutError:
                 slot.last_error = f"timed out after {timeout * 1000:.0f} ms"
             except BackendError as exc:
@@ -117,17 +121,20 @@ class Router:
         for slot in self.slots:
             with contextlib.suppress(Exception):
                 await slot.backend.aclose()
-        if self.cache is not None and hasattr(self.cache, "close"):
-            self.cache.close()
+        # the cache outlives routers (the server owns it and closes it at shutdown)
 
 
-async def collect(backend: Backend, prompt: str, params: SamplingParams, multiline: bool) -> str:
-    """Read a backend stream to its end, a stop string, or (single-line) the first full line."""
+async def collect(backend: Backend, prompt: str, params: SamplingParams, multiline: bool,
+                  on_text: Callable[[str], None] | None = None) -> str:
+    """Read a backend stream to its end, a stop string, or (single-line) the first full line.
+    `on_text` sees the text so far after every chunk (typing-through serves a stream in flight)."""
     scanner = StopScanner(params.stop)
     out: list[str] = []
     async with contextlib.aclosing(backend.stream(prompt, params)) as chunks:
         async for chunk in chunks:
             out.append(scanner.feed(chunk))
+            if on_text is not None:
+                on_text("".join(out))
             if scanner.stopped or (not multiline and _has_full_line("".join(out))):
                 break
         else:

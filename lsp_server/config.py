@@ -21,6 +21,7 @@ from typing import Any
 import cattrs
 
 from inference.backend_spec import BackendSpec
+from inference.cache.settings import CacheSettings
 
 from .errors import UsageError
 
@@ -65,6 +66,7 @@ class Settings:
     backends: list[BackendSpec] = field(default_factory=_default_backends)
     completion: CompletionSettings = field(default_factory=CompletionSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
+    cache: CacheSettings = field(default_factory=CacheSettings)
     log_level: str = "info"
 
 

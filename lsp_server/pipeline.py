@@ -85,13 +85,20 @@ class CompletionPipeline:
         multiline = self.wants_multiline(parts)
         cfg = self.settings.completion
         request = parts.to_request(multiline=multiline, max_tokens=cfg.max_tokens)
-        result = await self.router.complete(request)
+
+        def finish(raw: str) -> str:
+            out = postprocess(raw, prefix=parts.prefix, suffix=parts.suffix, language=parts.language,
+                              multiline_mode=cfg.multiline, multiline=multiline)
+            if multiline and out.count("\n") >= cfg.max_lines:
+                out = "\n".join(out.split("\n")[: cfg.max_lines])
+            return out
+
+        # cached text made for another suffix (semantic hits) goes through the same post-processing
+        result = await self.router.complete(request, verify=lambda cached: finish(cached) or None)
         post_started = time.perf_counter()
-        raw = result.text
-        result.text = postprocess(raw, prefix=parts.prefix, suffix=parts.suffix, language=parts.language,
-                                  multiline_mode=cfg.multiline, multiline=multiline)
-        if multiline and result.text.count("\n") >= cfg.max_lines:
-            result.text = "\n".join(result.text.split("\n")[: cfg.max_lines])
+        result.text = finish(result.text)
+        if self._cache is not None and result.text:
+            self._cache.note_shown(request, result.text)  # typing-through serves what is on screen
         result.latency_ms = {"context": context_ms, **result.latency_ms,
                              "postprocess": _ms(post_started), "total": _ms(started)}
         return result

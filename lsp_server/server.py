@@ -14,25 +14,29 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from inference.cache import CompletionCache
+
 from . import __version__
 from .config import Settings, load_settings
 from .features import completion, custom, documents, feedback
 from .features.documents import DocumentListener, OpenDocument
 from .pipeline import CompletionPipeline
+from .protocol import ArborProtocol, FastStdioMixin
 from .stats import ServerStats
 
 log = logging.getLogger(__name__)
 
 
-class ArborServer(LanguageServer):
+class ArborServer(FastStdioMixin, LanguageServer):
     def __init__(self) -> None:
-        super().__init__("arbor-ls", __version__)
+        super().__init__("arbor-ls", __version__, protocol_cls=ArborProtocol)
         self.settings = Settings()
         self.documents: dict[str, OpenDocument] = {}
         self.document_listeners: list[DocumentListener] = []
         self.workspace_root: str | None = None
         self.index: Any = None
         self.cache: Any = None
+        self._cache_index: Any = None  # the index whose fingerprint changes the cache follows
         self.stats = ServerStats()
         self._pipeline: CompletionPipeline | None = None
         self._pipeline_task: asyncio.Future[CompletionPipeline] | None = None
@@ -46,11 +50,31 @@ class ArborServer(LanguageServer):
             self.show_message(f"arbor-ls setting {problem}", types.MessageType.Warning)
         old, old_task = self._pipeline, self._pipeline_task
         self.settings = settings
+        self._refresh_cache()
         self._pipeline, self._pipeline_task = None, None
         if old is not None:
             asyncio.ensure_future(old.aclose())
         elif old_task is not None:
             old_task.add_done_callback(_close_built_pipeline)
+
+    def _refresh_cache(self) -> None:
+        """One CompletionCache per cache settings; it outlives pipelines, and the server closes it."""
+        if self.cache is not None and getattr(self.cache, "settings", None) == self.settings.cache:
+            return
+        old = self.cache
+        self.cache = CompletionCache(self.settings.cache, workspace_root=self.workspace_root)
+        if old is not None:
+            old.close()
+
+    def _follow_index(self) -> None:
+        """Subscribe the cache to the index's fingerprint changes (once per index)."""
+        if self.index is not None and self._cache_index is not self.index and hasattr(self.index, "subscribe"):
+            self.index.subscribe(self._on_fingerprint)
+            self._cache_index = self.index
+
+    def _on_fingerprint(self, path: str, fingerprint: str) -> None:
+        if self.cache is not None:
+            self.cache.invalidate(path, fingerprint)
 
     def _build_pipeline(self) -> CompletionPipeline:
         pipeline = CompletionPipeline(self.settings, self.workspace_root, index=self.index, cache=self.cache)
@@ -60,6 +84,7 @@ class ArborServer(LanguageServer):
     async def get_pipeline(self) -> CompletionPipeline:
         """The pipeline for the current settings. Backends are created once, in a worker thread,
         starting at `initialized`, so a missing model is reported at start-up, not at the first request."""
+        self._follow_index()
         if self._pipeline is not None:
             return self._pipeline
         if self._pipeline_task is None:
@@ -151,6 +176,8 @@ def create_server() -> ArborServer:
     async def shutdown(ls: ArborServer, *_: Any) -> None:
         if ls._pipeline is not None:
             await ls._pipeline.aclose()
+        if ls.cache is not None:
+            ls.cache.close()
 
     documents.register(server)
     completion.register(server)

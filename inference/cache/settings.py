@@ -49,9 +49,9 @@ class CacheSettings:
         for name in ("typing_entries", "memory_entries", "semantic_entries", "disk_size_mb",
                      "disk_timeout_ms", "ttl_s", "redis_ttl_s", "redis_timeout_ms"):
             if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive")
+                raise ValueError("must be positive")
         if self.redis_retry_s < 0:
-            raise ValueError("redis_retry_s must not be negative")
+            raise ValueError("must not be negative")
         if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("redisUrl must start with redis://, rediss:// or unix://")
         if not self.redis_namespace or ":" in self.redis_namespace:
