@@ -3,13 +3,17 @@
 The fingerprint is xxh3_64 (hex) over the token sequence
   ("def", kind, name) for each definition, in document order,
   ("import", kind, module, names, local names, alias, wildcard) for each import,
-  ("id", text) for each identifier-like node, in the query's (document) order.
+  ("id", word) for each identifier-like word of the code outside comments and strings, in order.
+The words are found by `code_words` on the source with comment and string nodes cut out (the tree
+says where those are); a word is a maximal run of letters, digits, `_`, `$` and non-ASCII bytes
+that does not start with a digit, so keywords count as words and numbers do not.
 
 Invariants:
-- Whitespace, comments, string and number contents and all positions are not in the sequence, so
-  re-indenting, editing a comment or typing inside a string leaves the fingerprint unchanged.
-- Renaming, adding or removing any identifier, definition or import changes it (up to hash
-  collisions of a 64-bit hash).
+- Whitespace, comments, string contents, number literals, punctuation and all positions are not
+  in the sequence, so re-indenting, editing a comment or typing inside a string leaves the
+  fingerprint unchanged.
+- Renaming, adding or removing any identifier, keyword, definition or import changes it (up to
+  hash collisions of a 64-bit hash).
 - Tokens are joined with separators that cannot occur in UTF-8 identifiers (0x1e, 0x1f), so the
   sequence is unambiguous.
 """
@@ -19,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+import re
+
 import xxhash
 
 if TYPE_CHECKING:
@@ -27,6 +33,12 @@ if TYPE_CHECKING:
 _FIELD = b"\x1f"
 _TOKEN = b"\x1e"
 EMPTY_FINGERPRINT = xxhash.xxh3_64_hexdigest(b"")
+_WORD = re.compile(rb"(?<![\w$\x80-\xff])[A-Za-z_$\x80-\xff][\w$\x80-\xff]*")
+
+
+def code_words(code: bytes) -> list[bytes]:
+    """Identifier-like words of `code` (source with comments and strings already cut out)."""
+    return _WORD.findall(code)
 
 
 def semantic_fingerprint(

@@ -1,9 +1,12 @@
 """Turn the captured parts of import statements into `Import`s, per language (pure string work).
 
-`tags.extract_tags` groups a statement's captures by (statement, module) into dicts with keys
-"kind", "statement" (span), and optionally "import.module", "import.path", "import.default",
-"import.wildcard", "alias" (span of the module's local name) and "pairs" (list of
-(name span, alias span or None)). This module reads only those spans' text.
+Statements are captured as `@import`, `@include`, `@mod` or `@reexport` (they never nest); their
+parts, each assigned to the statement containing it, are `@import.module` (a module as written),
+`@import.path` (a whole path to split per language: Rust use trees, Java dotted names),
+`@import.name` (an imported name), `@import.alias` (a local name), `@import.default` (a JS default
+import's local name), `@import.wildcard`, and `@import.pair` (a node holding one name or module
+with its alias). An alias inside a pair with a name renames that name; any other alias names the
+module (in a statement with several modules, the module in its pair).
 
 Conventions of the resulting `Import.module`:
 - python: as written, relative dots kept ("..pkg.mod", "."); `from __future__` imports are dropped.
@@ -18,59 +21,113 @@ Conventions of the resulting `Import.module`:
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import TYPE_CHECKING
+
+from indexer.spans import LineIndex, SpanSet, unique_sorted
 
 if TYPE_CHECKING:
     from indexer.tags import Import
 
 _RUST_TOKEN = re.compile(r"::|[{},*]|[A-Za-z_][A-Za-z0-9_]*|r#[A-Za-z_][A-Za-z0-9_]*")
+_STATEMENT_KINDS = {"import": "import", "include": "include", "mod": "mod", "reexport": "reexport"}
+_PART_KEYS = ("import.module", "import.path", "import.name", "import.alias", "import.default",
+              "import.wildcard", "import.pair")
 
 
-def build_imports(lang: str, statements: dict, source: bytes) -> list[Import]:
-    """Imports in statement order for the grouped captures of one file."""
+def build_imports(lang: str, caps: dict, source: bytes, lines: LineIndex) -> tuple[list[Import], SpanSet]:
+    """Imports in statement order, and the set of statement spans."""
+    statements: dict[tuple[int, int], str] = {}
+    for key, kind in _STATEMENT_KINDS.items():
+        for span in caps.get(key, ()):
+            statements.setdefault(span, kind)
+    ordered = unique_sorted(statements)
+    starts = [s[0] for s in ordered]
+    parts: list[dict[str, list]] = [{} for _ in ordered]
+    for key in _PART_KEYS:
+        for span in caps.get(key, ()):
+            i = bisect_right(starts, span[0]) - 1
+            if i >= 0 and ordered[i][1] >= span[1]:
+                bucket = parts[i].setdefault(key, [])
+                if span not in bucket:
+                    bucket.append(span)
+    out: list[Import] = []
+    for span, group in zip(ordered, parts):
+        out.extend(_statement_imports(lang, statements[span], group, source, lines.line_of(span[0])))
+    return out, SpanSet(ordered)
+
+
+def _statement_imports(lang: str, kind: str, group: dict, source: bytes, line: int) -> list[Import]:
     from indexer.tags import Import
 
+    paths = group.get("import.path")
+    if paths:
+        text = _text(source, paths[0])
+        if lang == "rust":
+            return _rust_use(text, line)
+        if lang == "java":
+            return [_java_import(text, "import.wildcard" in group, line)]
+        return []
+    modules = sorted(group.get("import.module", ()))
+    if not modules:
+        return []
+    pairs = group.get("import.pair", ())
+    names = sorted(group.get("import.name", ()))
+    aliases = group.get("import.alias", ())
+
+    def pair_of(span: tuple) -> tuple | None:
+        for pair in pairs:
+            if pair[0] <= span[0] and span[1] <= pair[1]:
+                return pair
+        return None
+
+    name_alias: dict[tuple, tuple] = {}
+    module_alias: dict[tuple, tuple] = {}
+    for alias in aliases:
+        pair = pair_of(alias)
+        if pair is not None:
+            paired_name = next((n for n in names if pair_of(n) == pair), None)
+            if paired_name is not None:
+                name_alias[paired_name] = alias
+                continue
+            paired_module = next((m for m in modules if pair_of(m) == pair), None)
+            if paired_module is not None:
+                module_alias[paired_module] = alias
+                continue
+        module_alias.setdefault(modules[0], alias)
     out: list[Import] = []
-    for (_, _), group in sorted(statements.items()):
-        line = group["statement"][2]
-        kind = group["kind"]
-        path_span = group.get("import.path")
-        if path_span is not None:
-            text = _text(source, path_span)
-            if lang == "rust":
-                out.extend(_rust_use(text, line))
-            elif lang == "java":
-                out.append(_java_import(text, "import.wildcard" in group, line))
+    for module_span in modules:
+        module = _text(source, module_span)
+        if lang == "python" and module == "__future__":
             continue
-        module_span = group.get("import.module")
-        module = _text(source, module_span) if module_span else ""
-        if lang == "python" and module in ("", "__future__"):
-            continue
-        names: list[str] = []
-        local_names: list[str] = []
-        default = group.get("import.default")
-        if default is not None:
-            names.append("default")
-            local_names.append(_text(source, default))
-        for name_span, alias_span in group.get("pairs", ()):
+        own_names = names if len(modules) == 1 else []
+        imported: list[str] = []
+        local: list[str] = []
+        if len(modules) == 1:
+            for default in group.get("import.default", ()):
+                imported.append("default")
+                local.append(_text(source, default))
+        for name_span in own_names:
             name = _text(source, name_span)
-            names.append(name)
-            local_names.append(_text(source, alias_span) if alias_span else name.split(".")[-1])
-        alias_span = group.get("alias")
+            imported.append(name)
+            alias_span = name_alias.get(name_span)
+            local.append(_text(source, alias_span) if alias_span else name.split(".")[-1])
+        alias_span = module_alias.get(module_span)
         alias = _text(source, alias_span) if alias_span else None
         wildcard = "import.wildcard" in group
+        import_kind = kind
         if lang == "go" and alias == ".":
             alias, wildcard = None, True
         elif lang == "go" and alias == "_":
             alias = None
         if kind == "include":
             if module.startswith("<"):
-                kind = "system_include"
+                import_kind = "system_include"
             module = module.strip('<>"')
         out.append(
             Import(
-                module=module, names=tuple(names), local_names=tuple(local_names),
-                alias=alias, wildcard=wildcard, kind=kind, line=line,
+                module=module, names=tuple(imported), local_names=tuple(local),
+                alias=alias, wildcard=wildcard, kind=import_kind, line=line,
             )
         )
     return out

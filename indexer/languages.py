@@ -1,14 +1,14 @@
 """The one adapter over tree-sitter: languages, parsers, tree edits and the tags query.
 
 Every tree-sitter API call in arbor-ls lives in this module (written against py-tree-sitter 0.26).
-Everything it hands out beyond `Tree` objects is plain data: matches of a tags query are lists of
+Everything it hands out beyond `Tree` objects is plain data: captures of a tags query are lists of
 integer spans, so `tags.py` and the rest of the indexer never touch a `Node`.
 
 Invariants:
 - A language name is one of `LANGUAGES`; `language_for_path` maps a file name to one or to None.
 - Parsers are per thread (a `Parser` is not thread-safe), languages and queries are shared.
-- `Span` is `(start_byte, end_byte, start_row, end_row)`; captures named `identifier*` carry only
-  `(start_byte, end_byte)` because there are many of them and they only need their text.
+- Captures come back as `(start_byte, end_byte)` spans; rows are derived from the source by the
+  caller (creating fewer Python objects per node is what keeps indexing close to parse speed).
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from pathlib import Path
 import tree_sitter as ts
 
 Tree = ts.Tree
-Span = tuple[int, ...]
 Point = tuple[int, int]
 
 # language name -> (grammar module, function returning the language pointer)
@@ -148,22 +147,13 @@ def tags_query(lang: str) -> ts.Query:
     return ts.Query(get_language(lang), query_source(lang))
 
 
-def tag_matches(lang: str, tree: Tree) -> list[dict[str, list[Span]]]:
-    """All matches of the tags query on `tree` as plain data, in the cursor's (document) order.
-
-    Each match maps capture name -> spans of the captured nodes (see the module docstring).
-    """
+def tag_captures(lang: str, tree: Tree) -> dict[str, list[tuple[int, int]]]:
+    """All captures of the tags query on `tree` as plain data: capture name -> (start_byte,
+    end_byte) of each captured node, in document order. Captures named `_*` (predicate helpers)
+    are dropped. A node matched by several patterns may appear more than once."""
     cursor = ts.QueryCursor(tags_query(lang))
-    out: list[dict[str, list[Span]]] = []
-    append = out.append
-    for _, captures in cursor.matches(tree.root_node):
-        match: dict[str, list[Span]] = {}
-        for name, nodes in captures.items():
-            if name.startswith("identifier"):
-                match[name] = [(n.start_byte, n.end_byte) for n in nodes]
-            else:
-                match[name] = [
-                    (n.start_byte, n.end_byte, n.start_point[0], n.end_point[0]) for n in nodes
-                ]
-        append(match)
-    return out
+    return {
+        name: [(n.start_byte, n.end_byte) for n in nodes]
+        for name, nodes in cursor.captures(tree.root_node).items()
+        if not name.startswith("_")
+    }

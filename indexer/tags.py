@@ -1,15 +1,17 @@
 """Tags of one file: what it defines, what it refers to and what it imports (pure: tree -> data).
 
-A tags query (`queries/<lang>-tags.scm`) uses these captures:
-- `@definition.<kind>` on the whole definition node with `@name` on its name; optionally
-  `@container.name` naming the type a method belongs to when it is written outside it (Go receivers,
-  C++ `A::f`, Rust `impl A`), and `@scope` + `@scope.name` for containers that are not definitions.
-- `@reference.call|type|attribute` on a referring name node.
-- `@identifier` on every identifier-like node (the fingerprint's token stream).
-- an import statement captured as `@import`, `@include`, `@mod` or `@reexport`, with parts
-  `@import.module`, `@import.name`, `@import.alias`, `@import.wildcard`, `@import.path`
-  (see `import_syntax.py` for how each language's parts become `Import`s).
-- `@package.name` for a Go/Java package clause.
+A tags query (`queries/<lang>-tags.scm`) uses these captures (read with `captures()`, so parts of
+one definition are paired by position, not by match):
+- `@definition.<kind>` on the whole definition node and `@name.<kind>` on its name: a definition's
+  name is the first `@name.<kind>` capture starting inside it (queries are written so that a
+  definition's own name precedes any nested definition's name of the same kind);
+- `@container.name` inside a definition and before its name: the type a method belongs to when it
+  is written outside it (Go receivers, C++ `A::f`); `@scope` + `@scope.name`: a container that
+  is not a definition (Rust `impl A`);
+- `@reference.call|type|attribute` on a referring name node;
+- `@skip` on comments and strings (left out of the fingerprint);
+- import statements as `@import`, `@include`, `@mod` or `@reexport` with parts (see
+  `import_syntax.py`); `@package.name` for a Go/Java package clause.
 
 Invariants:
 - Lines are 0-based, bytes are offsets into the UTF-8 source the tree was parsed from.
@@ -18,28 +20,28 @@ Invariants:
 - Each name node appears in `references` at most once, with the most specific kind
   (call > type > attribute > identifier); definition names are never references. Plain
   identifier references are kept only for names bound by this file's imports.
-- `FileTags.fingerprint` is `fingerprint.semantic_fingerprint` of this file's tags.
+- `FileTags.fingerprint` is `fingerprint.semantic_fingerprint` of this file's tags and code words.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from indexer import languages
-from indexer.fingerprint import semantic_fingerprint
+from indexer.fingerprint import code_words, semantic_fingerprint
 from indexer.import_syntax import build_imports
+from indexer.spans import LineIndex, SpanSet, cut_out, merge_spans, unique_sorted
 
 DEFINITION_KINDS = frozenset(
     {"function", "method", "class", "struct", "interface", "enum", "type", "variable", "constant", "module"}
 )
 REFERENCE_KINDS = ("call", "type", "attribute", "identifier")
 CLASS_LIKE = frozenset({"class", "struct", "interface", "enum"})
-_REF_RANK = {"reference.call": 0, "reference.type": 1, "reference.attribute": 2}
+_REF_KEYS = (("reference.call", "call"), ("reference.type", "type"), ("reference.attribute", "attribute"))
 _GENERIC_KIND_RANK = {"variable": 0, "type": 1}
-_NEWLINE = re.compile(b"\n")
-_IMPORT_STATEMENTS = {"import": "import", "include": "include", "mod": "mod", "reexport": "reexport"}
+_WORD_CHARS = rb"\w$\x80-\xff"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,60 +102,21 @@ class FileTags:
 
 def extract_tags(lang: str, tree: languages.Tree, source: bytes) -> FileTags:
     """The tags of `source` (parsed as `tree`) for language `lang`."""
-    identifiers: list[tuple[int, int]] = []
-    raw_defs: dict[int, tuple] = {}  # name start byte -> (span, kind, name span, explicit container)
-    scopes: list[tuple[int, int, str]] = []
-    refs: dict[int, tuple[int, str, tuple]] = {}  # name start byte -> (rank, kind, span)
-    statements: dict[tuple[int, str], dict[str, list]] = {}
-    package: str | None = None
-
-    for match in languages.tag_matches(lang, tree):
-        ids = match.get("identifier")
-        if ids is not None:
-            identifiers.extend(ids)
-            continue
-        name_spans = match.get("name")
-        if name_spans is not None:
-            _collect_definition(match, name_spans[0], raw_defs)
-            continue
-        handled = False
-        for key, spans in match.items():
-            rank = _REF_RANK.get(key)
-            if rank is not None:
-                span = spans[0]
-                old = refs.get(span[0])
-                if old is None or old[0] > rank:
-                    refs[span[0]] = (rank, key[10:], span)
-                handled = True
-            elif key in _IMPORT_STATEMENTS:
-                _collect_import_part(match, key, statements)
-                handled = True
-            elif key == "scope":
-                scope_name = match.get("scope.name")
-                if scope_name:
-                    span = spans[0]
-                    scopes.append((span[0], span[1], _text(source, scope_name[0])))
-                handled = True
-            elif key == "package.name":
-                package = _text(source, spans[0])
-                handled = True
-            if handled:
-                break
-
-    definitions = _build_definitions(raw_defs, scopes, source)
-    imports = build_imports(lang, statements, source)
+    caps = languages.tag_captures(lang, tree)
+    lines = LineIndex(source)
+    skip_spans = caps.get("skip", ())
+    definitions = _definitions(caps, source, lines)
+    imports, import_spans = build_imports(lang, caps, source, lines)
     def_name_bytes = {d.name_byte for d in definitions}
-    import_spans = sorted((g["statement"][0], g["statement"][1]) for g in statements.values())
-    references = _build_references(refs, identifiers, imports, import_spans, def_name_bytes, source)
-    fingerprint = semantic_fingerprint(
-        definitions, imports, (source[s:e] for s, e in identifiers)
-    )
+    references = _references(caps, source, lines, def_name_bytes, imports, skip_spans, import_spans)
+    fingerprint = semantic_fingerprint(definitions, imports, code_words(cut_out(source, skip_spans)))
+    package_spans = caps.get("package.name")
     return FileTags(
         language=lang,
         definitions=tuple(definitions),
         references=references,
         imports=tuple(imports),
-        package=package,
+        package=_text(source, package_spans[0]) if package_spans else None,
         fingerprint=fingerprint,
     )
 
@@ -162,16 +125,50 @@ def _text(source: bytes, span: tuple) -> str:
     return source[span[0]:span[1]].decode("utf-8", "replace")
 
 
-def _collect_definition(match: dict, name_span: tuple, raw_defs: dict) -> None:
-    for key, spans in match.items():
-        if key.startswith("definition."):
-            span = spans[0]
-            container = match.get("container.name")
-            kind = key[11:]
-            old = raw_defs.get(name_span[0])
+def _first_inside(spans: list, starts: list, outer: tuple, before: int | None = None) -> tuple | None:
+    """The first span of sorted `spans` that starts in `outer` (and before `before`) and ends in it."""
+    i = bisect_left(starts, outer[0])
+    if i == len(spans):
+        return None
+    span = spans[i]
+    limit = outer[1] if before is None else before
+    if span[0] >= limit or span[1] > outer[1]:
+        return None
+    return span
+
+
+def _definitions(caps: dict, source: bytes, lines: LineIndex) -> list[Definition]:
+    names: dict[str, tuple[list, list]] = {}
+    for key, spans in caps.items():
+        if key.startswith("name."):
+            ordered = unique_sorted(spans)
+            names[key[5:]] = (ordered, [s[0] for s in ordered])
+    containers = unique_sorted(caps.get("container.name", ()))
+    container_starts = [s[0] for s in containers]
+    raw: dict[int, tuple] = {}  # name start byte -> (span, kind, name span, container span)
+    for key, spans in caps.items():
+        if not key.startswith("definition."):
+            continue
+        kind = key[11:]
+        kind_names = names.get(kind)
+        if kind_names is None:
+            continue
+        for span in set(spans):
+            name_span = _first_inside(kind_names[0], kind_names[1], span)
+            if name_span is None:
+                continue
+            container = _first_inside(containers, container_starts, span, before=name_span[0]) if containers else None
+            old = raw.get(name_span[0])
             if old is None or _wider(span, kind, old[0], old[1]):
-                raw_defs[name_span[0]] = (span, kind, name_span, container[0] if container else None)
-            return
+                raw[name_span[0]] = (span, kind, name_span, container)
+    scope_names = unique_sorted(caps.get("scope.name", ()))
+    scope_starts = [s[0] for s in scope_names]
+    scopes = []
+    for span in unique_sorted(caps.get("scope", ())):
+        name_span = _first_inside(scope_names, scope_starts, span)
+        if name_span is not None:
+            scopes.append((span[0], span[1], _text(source, name_span)))
+    return _build_definitions(raw, scopes, source, lines)
 
 
 def _wider(span: tuple, kind: str, old_span: tuple, old_kind: str) -> bool:
@@ -183,30 +180,10 @@ def _wider(span: tuple, kind: str, old_span: tuple, old_kind: str) -> bool:
     return _GENERIC_KIND_RANK.get(kind, 2) > _GENERIC_KIND_RANK.get(old_kind, 2)
 
 
-def _collect_import_part(match: dict, statement_key: str, statements: dict) -> None:
-    stmt = match[statement_key][0]
-    module = match.get("import.module") or match.get("import.path")
-    group_key = (stmt[0], module[0][0] if module else -1)
-    group = statements.get(group_key)
-    if group is None:
-        group = statements[group_key] = {"kind": _IMPORT_STATEMENTS[statement_key], "statement": stmt}
-    for key, spans in match.items():
-        if key.startswith("import."):
-            if key == "import.name":
-                alias = match.get("import.alias")
-                group.setdefault("pairs", []).append((spans[0], alias[0] if alias else None))
-            elif key == "import.alias":
-                if "import.name" not in match:
-                    group["alias"] = spans[0]
-            else:
-                group.setdefault(key, spans[0])
-
-
-def _build_definitions(raw_defs: dict, scopes: list, source: bytes) -> list[Definition]:
+def _build_definitions(raw_defs: dict, scopes: list, source: bytes, lines: LineIndex) -> list[Definition]:
     """Definitions in document order, each with its container (innermost class-like or scope)."""
     ordered = sorted(raw_defs.values(), key=lambda d: (d[0][0], -d[0][1]))
-    containers: list[tuple[int, int, str]] = sorted(scopes, key=lambda s: (s[0], -s[1]))
-    stack: list[tuple[int, str, str]] = []  # (end byte, kind, name) of open definitions
+    stack: list[tuple[int, str, str]] = []  # (end byte, kind, name) of enclosing definitions
     scope_stack: list[tuple[int, str]] = []
     scope_index = 0
     out: list[Definition] = []
@@ -214,15 +191,15 @@ def _build_definitions(raw_defs: dict, scopes: list, source: bytes) -> list[Defi
         start = span[0]
         while stack and stack[-1][0] <= start:
             stack.pop()
-        while scope_index < len(containers) and containers[scope_index][0] <= start:
-            scope_stack.append((containers[scope_index][1], containers[scope_index][2]))
+        while scope_index < len(scopes) and scopes[scope_index][0] <= start:
+            scope_stack.append((scopes[scope_index][1], scopes[scope_index][2]))
             scope_index += 1
         while scope_stack and scope_stack[-1][0] <= start:
             scope_stack.pop()
         name = _text(source, name_span)
         container = _text(source, explicit_container) if explicit_container else None
         if container is None:
-            container = _innermost_class(stack, scope_stack, span[1])
+            container = _innermost_class(stack, scope_stack)
         direct_parent_is_class = bool(stack) and stack[-1][1] in CLASS_LIKE
         in_scope = bool(scope_stack) and (not stack or scope_stack[-1][0] <= stack[-1][0])
         if kind == "function" and (explicit_container or direct_parent_is_class or in_scope):
@@ -232,17 +209,18 @@ def _build_definitions(raw_defs: dict, scopes: list, source: bytes) -> list[Defi
         out.append(
             Definition(
                 name=name, kind=kind,
-                start_line=span[2], end_line=span[3], start_byte=span[0], end_byte=span[1],
-                name_line=name_span[2], name_byte=name_span[0], container=container,
+                start_line=lines.line_of(span[0]), end_line=lines.line_of(max(span[0], span[1] - 1)),
+                start_byte=span[0], end_byte=span[1],
+                name_line=lines.line_of(name_span[0]), name_byte=name_span[0], container=container,
             )
         )
         stack.append((span[1], kind, name))
     return out
 
 
-def _innermost_class(stack: list, scope_stack: list, end: int) -> str | None:
+def _innermost_class(stack: list, scope_stack: list) -> str | None:
     for stack_end, kind, name in reversed(stack):
-        if kind in CLASS_LIKE and stack_end >= end:
+        if kind in CLASS_LIKE:
             if scope_stack and scope_stack[-1][0] < stack_end:
                 return scope_stack[-1][1]
             return name
@@ -253,31 +231,34 @@ def _looks_constant(name: str) -> bool:
     return name.isupper() and len(name) > 1
 
 
-def _build_references(
-    refs: dict, identifiers: list, imports: list, import_spans: list, def_name_bytes: set, source: bytes
+def _references(
+    caps: dict, source: bytes, lines: LineIndex, def_name_bytes: set, imports: list,
+    skip_spans: list, import_spans: SpanSet,
 ) -> tuple[Reference, ...]:
+    best: dict[int, tuple[str, int]] = {}
+    for key, kind in reversed(_REF_KEYS):  # most specific last, so it wins
+        for start, end in caps.get(key, ()):
+            best[start] = (kind, end)
     out = [
-        Reference(_text(source, span), kind, span[2], start)
-        for start, (_, kind, span) in refs.items()
+        Reference(source[start:end].decode("utf-8", "replace"), kind, lines.line_of(start), start)
+        for start, (kind, end) in best.items()
         if start not in def_name_bytes
     ]
-    bound = {name.encode() for imp in imports for name in imp.local_names}
-    bound.update(imp.alias.encode() for imp in imports if imp.alias)
+    bound = {name for imp in imports for name in imp.local_names}
+    bound.update(imp.alias for imp in imports if imp.alias)
+    bound.discard("")
     if bound:
-        import_starts = [s for s, _ in import_spans]
-        newlines: list[int] | None = None
-        for start, end in identifiers:
-            if start in refs or start in def_name_bytes:
+        alternatives = b"|".join(re.escape(n.encode()) for n in sorted(bound, key=len, reverse=True))
+        pattern = re.compile(
+            rb"(?<![" + _WORD_CHARS + rb"])(?:" + alternatives + rb")(?![" + _WORD_CHARS + rb"])"
+        )
+        skip = SpanSet(merge_spans(skip_spans))
+        for m in pattern.finditer(source):
+            start = m.start()
+            if start in best or start in def_name_bytes or skip.contains(start) or import_spans.contains(start):
                 continue
-            text = source[start:end]
-            if text not in bound:
+            if start > 0 and source[start - 1:start] == b".":
                 continue
-            i = bisect_right(import_starts, start) - 1
-            if i >= 0 and import_spans[i][1] > start:
-                continue
-            if newlines is None:
-                newlines = [m.start() for m in _NEWLINE.finditer(source)]
-            line = bisect_right(newlines, start - 1)
-            out.append(Reference(text.decode("utf-8", "replace"), "identifier", line, start))
+            out.append(Reference(m.group().decode("utf-8", "replace"), "identifier", lines.line_of(start), start))
     out.sort(key=lambda r: r.byte)
     return tuple(out)

@@ -4,22 +4,22 @@
 (package_clause (package_identifier) @package.name)
 
 ; ---- definitions
-(function_declaration name: (identifier) @name) @definition.function
+(function_declaration name: (identifier) @name.function) @definition.function
 (method_declaration
   receiver: (parameter_list (parameter_declaration
     type: [(type_identifier) @container.name
            (pointer_type (type_identifier) @container.name)
            (generic_type type: (type_identifier) @container.name)
            (pointer_type (generic_type type: (type_identifier) @container.name))]))
-  name: (field_identifier) @name) @definition.method
-(type_spec name: (type_identifier) @name type: (struct_type)) @definition.struct
-(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
-(type_spec name: (type_identifier) @name) @definition.type
-(type_alias name: (type_identifier) @name) @definition.type
-(method_elem name: (field_identifier) @name) @definition.method
-(source_file (const_declaration (const_spec name: (identifier) @name) @definition.constant))
-(source_file (var_declaration (var_spec name: (identifier) @name) @definition.variable))
-(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.variable)))
+  name: (field_identifier) @name.method) @definition.method
+(type_spec name: (type_identifier) @name.struct type: (struct_type)) @definition.struct
+(type_spec name: (type_identifier) @name.interface type: (interface_type)) @definition.interface
+(type_spec name: (type_identifier) @name.type) @definition.type
+(type_alias name: (type_identifier) @name.type) @definition.type
+(method_elem name: (field_identifier) @name.method) @definition.method
+(source_file (const_declaration (const_spec name: (identifier) @name.constant) @definition.constant))
+(source_file (var_declaration (var_spec name: (identifier) @name.variable) @definition.variable))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name.variable) @definition.variable)))
 
 ; ---- references
 (call_expression function: (identifier) @reference.call)
@@ -28,8 +28,8 @@
 (qualified_type name: (type_identifier) @reference.type)
 (selector_expression field: (field_identifier) @reference.attribute)
 
-; ---- identifiers (fingerprint)
-[(identifier) (field_identifier) (type_identifier) (package_identifier)] @identifier
+; ---- comments and strings: left out of the fingerprint
+[(comment) (interpreted_string_literal) (raw_string_literal) (rune_literal)] @skip
 
 ; ---- imports
 (import_spec path: (interpreted_string_literal (interpreted_string_literal_content) @import.module)) @import

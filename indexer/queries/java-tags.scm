@@ -4,15 +4,15 @@
 (package_declaration [(identifier) (scoped_identifier)] @package.name)
 
 ; ---- definitions
-(class_declaration name: (identifier) @name) @definition.class
-(record_declaration name: (identifier) @name) @definition.class
-(interface_declaration name: (identifier) @name) @definition.interface
-(annotation_type_declaration name: (identifier) @name) @definition.interface
-(enum_declaration name: (identifier) @name) @definition.enum
-(method_declaration name: (identifier) @name) @definition.method
-(constructor_declaration name: (identifier) @name) @definition.method
-(field_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.variable
-(constant_declaration declarator: (variable_declarator name: (identifier) @name)) @definition.constant
+(class_declaration name: (identifier) @name.class) @definition.class
+(record_declaration name: (identifier) @name.class) @definition.class
+(interface_declaration name: (identifier) @name.interface) @definition.interface
+(annotation_type_declaration name: (identifier) @name.interface) @definition.interface
+(enum_declaration name: (identifier) @name.enum) @definition.enum
+(method_declaration name: (identifier) @name.method) @definition.method
+(constructor_declaration name: (identifier) @name.method) @definition.method
+(field_declaration declarator: (variable_declarator name: (identifier) @name.variable) @definition.variable)
+(constant_declaration declarator: (variable_declarator name: (identifier) @name.constant) @definition.constant)
 
 ; ---- references
 (method_invocation name: (identifier) @reference.call)
@@ -20,8 +20,8 @@
 (type_identifier) @reference.type
 (field_access field: (identifier) @reference.attribute)
 
-; ---- identifiers (fingerprint)
-[(identifier) (type_identifier)] @identifier
+; ---- comments and strings: left out of the fingerprint
+[(line_comment) (block_comment) (string_literal) (character_literal)] @skip
 
 ; ---- imports
 (import_declaration [(identifier) (scoped_identifier)] @import.path) @import

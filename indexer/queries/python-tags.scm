@@ -1,16 +1,15 @@
 ; arbor-ls tags query for Python (tree-sitter-python 0.25).
-; Captures: @definition.<kind> + @name, @reference.<kind> (on the name), @identifier,
-; @import + @import.module / @import.name / @import.alias / @import.wildcard.
+; Captures: see indexer/tags.py.
 
 ; ---- definitions
-(class_definition name: (identifier) @name) @definition.class
-(decorated_definition definition: (class_definition name: (identifier) @name)) @definition.class
-(function_definition name: (identifier) @name) @definition.function
-(decorated_definition definition: (function_definition name: (identifier) @name)) @definition.function
-(module (expression_statement (assignment left: (identifier) @name) @definition.variable))
-(module (expression_statement (assignment left: (pattern_list (identifier) @name)) @definition.variable))
-(class_definition body: (block (expression_statement (assignment left: (identifier) @name) @definition.variable)))
-(module (type_alias_statement left: (type (identifier) @name)) @definition.type)
+(class_definition name: (identifier) @name.class) @definition.class
+(decorated_definition definition: (class_definition name: (identifier) @name.class)) @definition.class
+(function_definition name: (identifier) @name.function) @definition.function
+(decorated_definition definition: (function_definition name: (identifier) @name.function)) @definition.function
+(module (expression_statement (assignment left: (identifier) @name.variable) @definition.variable))
+(module (expression_statement (assignment left: (pattern_list (identifier) @name.variable @definition.variable))))
+(class_definition body: (block (expression_statement (assignment left: (identifier) @name.variable) @definition.variable)))
+(module (type_alias_statement left: (type (identifier) @name.type)) @definition.type)
 
 ; ---- references
 (call function: (identifier) @reference.call)
@@ -22,14 +21,14 @@
 (class_definition superclasses: (argument_list (attribute attribute: (identifier) @reference.type)))
 (decorator (identifier) @reference.call)
 
-; ---- identifiers (fingerprint)
-(identifier) @identifier
+; ---- comments and strings: left out of the fingerprint
+[(comment) (string)] @skip
 
 ; ---- imports
 (import_statement name: (dotted_name) @import.module) @import
-(import_statement name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias)) @import
+(import_statement name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias) @import.pair) @import
 (import_from_statement module_name: (_) @import.module name: (dotted_name) @import.name) @import
 (import_from_statement module_name: (_) @import.module
-  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import
+  name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias) @import.pair) @import
 (import_from_statement module_name: (_) @import.module (wildcard_import) @import.wildcard) @import
 (future_import_statement name: (dotted_name) @import.name) @import
