@@ -33,9 +33,10 @@ _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234567
 def typed_since(old: str, new: str, limit: int) -> str | None:
     """The characters appended to prefix `old` to get prefix `new` (at most `limit`), else None.
 
-    Prefixes are windows on the file that end at the cursor; when the window's start moved, the
-    part both windows cover must be identical: every character the new prompt shares with the old
-    one is checked, not just a tail.
+    Prefixes are windows on the file that end at the cursor. When the window's start moved
+    forward, everything the new window holds before the typed characters must be the old window's
+    identical tail: every character is checked, not just an anchor. A new window reaching further
+    back than the old one holds text the old prompt never saw, so it does not match.
     """
     if len(new) >= len(old) and new.startswith(old):
         typed = new[len(old):]
@@ -48,8 +49,7 @@ def typed_since(old: str, new: str, limit: int) -> str | None:
     j = new.rfind(anchor, lo)
     while j != -1:
         end = j + anchor_len
-        overlap = min(len(old), end)
-        if new[end - overlap:end] == old[len(old) - overlap:]:
+        if end <= len(old) and new[:end] == old[len(old) - end:]:
             return new[end:]
         if end - 1 <= lo:
             break

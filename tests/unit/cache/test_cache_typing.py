@@ -103,3 +103,8 @@ def test_capacity_evicts_the_oldest_record():
     assert tier.lookup(request("v0 = val", ""), ()) is None
     assert tier.lookup(request("v2 = val", ""), ()) == "ue_2"
     assert tier.stats.capacity == 1
+
+
+def test_typed_since_refuses_a_window_reaching_further_back():
+    old = "def f(x):\n    "
+    assert typed_since(old, "# new comment\n" + old + "ret", 10) is None
