@@ -55,6 +55,7 @@ class Piece:
     value: float
     current: bool
     form: str = "signature"
+    upgrade: Piece | None = None  # a fuller rendering that may replace this one if budget allows
 
 
 def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes: list[Scope],
@@ -80,7 +81,7 @@ def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes
         if used:
             pieces.append(_lines_piece(path, "imports", "imports used near the cursor", used, source, 1.5))
         if len(used) < len(imports):
-            pieces.append(_lines_piece(path, "imports", "module imports", imports, source, 0.6, "imports (all)"))
+            pieces.append(_lines_piece(path, "imports", "module imports", imports, source, 0.4, "imports (all)"))
     outline = _outline(root, source, syntax, first_visible)
     if outline is not None:
         pieces.append(Piece(path, "<module>", "outline", outline[0], outline[1], outline[2],
@@ -100,11 +101,12 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             continue
         by_name.setdefault(use.name, []).append(use)
     rank = lookup.rank() if lookup.available else {}
+    modules = lookup.module_aliases()
     best_rank = max((v for p, v in rank.items() if p != path), default=0.0) or 1.0
     values: dict[tuple[str, int], float] = {}
     sources: dict[tuple[str, int], tuple[Found | object, frozenset[str]]] = {}
     for name, name_uses in by_name.items():
-        found = _resolve(name, name_uses, lookup, local, path)
+        found = _resolve(name, name_uses, lookup, local, path, modules)
         if not found:
             continue
         specificity = 1.0 / len(found) * (0.3 if len(name) <= 2 else 1.0)
@@ -155,12 +157,17 @@ class _Local:
 
 
 def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
-             path: str) -> list:
+             path: str, modules: dict[str, str]) -> list:
     found: list = [_Local(_LocalDefinition(node), node, path) for node in local.get(name, ())]
     if lookup.available:
         found += [f for f in lookup.definitions(name) if f.path != path]
     if not found:
         return []
+    stems = {modules[u.owner] for u in uses if u.owner in modules}
+    if stems:  # `module.name`: the definition lives in that module
+        in_module = [f for f in found if module_stem(f.path) in stems]
+        if in_module:
+            return in_module
     owners = {t for u in uses for t in u.owner_types}
     if owners:
         matching = [f for f in found if getattr(f.definition, "container", None) in owners]
@@ -196,6 +203,13 @@ class _LocalDefinition:
         return None
 
 
+def module_stem(path: str) -> str:
+    """`a/b/utils.py` -> "utils"; `a/b/__init__.py` -> "b" (what `import` calls that module)."""
+    directory, _, name = path.rpartition("/")
+    stem = name.rsplit(".", 1)[0]
+    return directory.rpartition("/")[2] if stem == "__init__" else stem
+
+
 def _use_value(use: NameUse, definition: object) -> float:
     value = USE_WEIGHT.get(use.kind, 0.6) / (1.0 + use.distance / 6.0)
     container = getattr(definition, "container", None)
@@ -206,27 +220,45 @@ def _use_value(use: NameUse, definition: object) -> float:
 
 def _render_found(item, members: frozenset[str], value: float, lookup: IndexLookup, root: object,
                   source: bytes, path: str, syntax: Syntax, visible: tuple[int, int]) -> Piece | None:
+    """A compact rendering (signature; class header with up to 4 members) with, when different,
+    a fuller one (whole body when short; skeleton up to 12 members) as its upgrade."""
     definition = item.definition
     if isinstance(item, _Local):
         kind = syntax.scopes.get(item.node.type, "definition")  # type: ignore[attr-defined]
         scope = as_scope(item.node, kind, syntax)
         if scope.start_line >= visible[0] and scope.end_line <= visible[1]:
             return None
-        form = _form(kind, scope.end_line - scope.start_line + 1)
-        snippet = render(item.node, source, syntax, form, parents=True, members=members or None)
-        return _piece(path, scope.name, scope.kind, snippet, _reason(item.tier, kind), value, True)
-    kind = getattr(definition, "kind", "definition")
-    lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
-    snippet = lookup.render(item, _form(kind, lines), members or None)
-    if snippet is None:
-        return None
-    return _piece(item.path, definition.name, kind, snippet, _reason(item.tier, kind), value, False)  # type: ignore[attr-defined]
 
+        def draw(form: str, limit: int) -> RenderedSnippet:
+            return render(item.node, source, syntax, form, parents=True, members=members, limit=limit)
 
-def _form(kind: str, lines: int) -> str:
+        symbol, kind, lines, where = scope.name, scope.kind, scope.end_line - scope.start_line + 1, path
+    else:
+        kind = getattr(definition, "kind", "definition")
+        lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
+
+        def draw(form: str, limit: int) -> RenderedSnippet | None:
+            return lookup.render(item, form, members, limit)
+
+        symbol, where = definition.name, item.path  # type: ignore[attr-defined]
+    current = isinstance(item, _Local)
+    reason = _reason(item.tier, kind)
     if kind in CLASS_KINDS:
-        return "full" if lines <= FULL_BODY_MAX_LINES // 2 else "skeleton"
-    return "full" if lines <= FULL_BODY_MAX_LINES else "signature"
+        base, rich = draw("skeleton", 4), draw("skeleton", 12)
+    else:
+        base = draw("signature", 0)
+        rich = draw("full", 0) if lines <= FULL_BODY_MAX_LINES else None
+    if base is None:
+        return None
+    upgrade = None
+    if rich is not None and rich.text != base.text:
+        upgrade = _piece(where, symbol, kind, rich, reason, value * 1.3, current)
+    piece = _piece(where, symbol, kind, base, reason, value, current)
+    return Piece(**{**_fields(piece), "upgrade": upgrade})
+
+
+def _fields(piece: Piece) -> dict:
+    return {name: getattr(piece, name) for name in Piece.__slots__}
 
 
 def _reason(tier: int, kind: str) -> str:

@@ -152,16 +152,17 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
 
 
 def _index_tree(index: Any, path: str, text: str) -> Any:
-    """The index's tree for `path` when the index holds exactly this text."""
-    if index is None or not hasattr(index, "tree"):
+    """The index's tree for `path` when it is an open document holding exactly this text."""
+    is_open = getattr(index, "is_open", None)
+    if index is None or is_open is None or not is_open(path):
         return None
-    try:
-        held = index.text(path)
-    except Exception:  # an index that does not know the path
+    held = index.tree(path)
+    if held is None:
         return None
-    if held != text:
+    tree, source = held if isinstance(held, tuple) else (held, None)
+    if source is not None and source != encode(text):
         return None
-    return index.tree(path)
+    return tree
 
 
 def _display(path: str, root: str | None) -> str:
@@ -202,6 +203,16 @@ def _pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> l
         chosen.append((piece, candidate.tokens))
         paths.add(piece.path)
         left -= cost
+    # Second pass: fuller renderings replace compact ones while the budget allows, best gain first.
+    upgrades = sorted(
+        ((i, piece.upgrade, count(piece.upgrade.text) - tokens) for i, (piece, tokens) in enumerate(chosen)
+         if piece.upgrade is not None),
+        key=lambda u: (-(u[1].value - chosen[u[0]][0].value) / max(1, u[2]), u[1].path, u[1].start_line),
+    )
+    for i, upgrade, extra in upgrades:
+        if extra <= left:
+            chosen[i] = (upgrade, chosen[i][1] + extra)
+            left -= extra
     return chosen
 
 

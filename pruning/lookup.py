@@ -79,6 +79,23 @@ class IndexLookup:
             found.append(Found(path, definition, tier))
         return found
 
+    def module_aliases(self) -> dict[str, str]:
+        """Local names this file binds to modules -> the module's last dotted part
+        (`from email import utils` -> utils: utils; `import x.y as z` -> z: y)."""
+        tags = self.graph.tags(self.path) if self.graph is not None else None
+        if tags is None:
+            return {}
+        aliases: dict[str, str] = {}
+        for imp in tags.imports:
+            module = imp.module.lstrip(".").rsplit(".", 1)[-1]
+            if imp.alias:
+                aliases[imp.alias] = module
+            elif not imp.names and module:
+                aliases[imp.module.lstrip(".").split(".")[0]] = imp.module.lstrip(".").split(".")[0]
+            for original, local in zip(imp.names, imp.local_names):
+                aliases.setdefault(local, original.rsplit(".", 1)[-1])
+        return aliases
+
     def _bound_names(self) -> set[str]:
         tags = self.graph.tags(self.path) if self.graph is not None else None
         if tags is None:
@@ -101,11 +118,12 @@ class IndexLookup:
         tags = self.graph.tags(path) if self.graph is not None else None
         return tags.language if tags is not None else languages.language_for_path(path)
 
-    def render(self, found: Found, form: str, members: frozenset[str] | None = None) -> RenderedSnippet | None:
+    def render(self, found: Found, form: str, members: frozenset[str] | None = None,
+               limit: int = 12) -> RenderedSnippet | None:
         """Renders `found` in `form` with its container's header line, memoised."""
         definition = found.definition
         key = (found.path, self.fingerprint(found.path), definition.start_byte, definition.end_byte, form,  # type: ignore[attr-defined]
-               members)
+               members, limit)
         if key[1] and key in _RENDER_MEMO:
             _RENDER_MEMO.move_to_end(key)
             return _RENDER_MEMO[key]
@@ -114,7 +132,7 @@ class IndexLookup:
         result = None
         if source is not None and language is not None:
             result = render_definition(source, language, definition, form,
-                                       self._container_header(found, source), members)
+                                       self._container_header(found, source), members, limit)
         if key[1]:
             _RENDER_MEMO[key] = result
             while len(_RENDER_MEMO) > _RENDER_MEMO_SIZE:
@@ -134,7 +152,8 @@ class IndexLookup:
 
 
 def render_definition(source: bytes, language: str, definition: object, form: str,
-                      container_header: str = "", members: frozenset[str] | None = None) -> RenderedSnippet | None:
+                      container_header: str = "", members: frozenset[str] | None = None,
+                      limit: int = 12) -> RenderedSnippet | None:
     """Renders one definition of `source` by parsing only its own (dedented) lines."""
     syntax = syntax_for(language)
     if syntax is None:
@@ -152,7 +171,7 @@ def render_definition(source: bytes, language: str, definition: object, form: st
         lines = chunk.decode("utf-8", "replace").split("\n")[:3]
         text = "\n".join(lines)
         return RenderedSnippet(_reindent(text, indent, container_header), start_line, end_line, "full")
-    snippet = render(node, chunk, syntax, form, members=members)
+    snippet = render(node, chunk, syntax, form, members=members, limit=limit)
     return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
 
 

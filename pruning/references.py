@@ -36,6 +36,10 @@ _TYPE_CONTEXTS = frozenset({"type", "type_annotation", "generic_type", "type_arg
                             "pointer_type", "qualified_type", "array_type", "slice_type"})
 
 
+_FIELD_MEMBERS = frozenset({"expression_statement", "field_declaration", "public_field_definition",
+                            "property_signature"})
+
+
 @dataclass(frozen=True, slots=True)
 class NameUse:
     name: str
@@ -43,6 +47,7 @@ class NameUse:
     line: int
     distance: int  # lines between the use and the cursor line
     owner_types: tuple[str, ...] = ()  # candidate types of the object of an attribute/method use
+    owner: str = ""  # the object's last name as written (`utils` in `utils.quote(x)`)
 
 
 def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Scope], *,
@@ -79,10 +84,13 @@ def local_types(scopes: list[Scope]) -> dict[str, tuple[str, ...]]:
         types["self"] = types["this"] = (classes[0].name,)
         body = classes[0].node.child_by_field_name("body")  # type: ignore[attr-defined]
         for member in body.named_children if body is not None else ():
-            _declarations(member, types, depth=2 if _is_constructor(member) else 0)
+            if _is_constructor(member):
+                _declarations(member, types, max_level=8)
+            elif member.type in _FIELD_MEMBERS:
+                _declarations(member, types, max_level=2)
     for scope in scopes:
         if scope.kind in ("function", "method"):
-            _declarations(scope.node, types, depth=3)
+            _declarations(scope.node, types, max_level=10)
             break
     return types
 
@@ -99,7 +107,7 @@ def _is_constructor(node: object) -> bool:
     return name is not None and name.text in (b"__init__", b"constructor")
 
 
-def _declarations(node: object, types: dict[str, tuple[str, ...]], depth: int) -> None:
+def _declarations(node: object, types: dict[str, tuple[str, ...]], max_level: int) -> None:
     stack = [(node, 0)]
     while stack:
         current, level = stack.pop()
@@ -108,7 +116,7 @@ def _declarations(node: object, types: dict[str, tuple[str, ...]], depth: int) -
             name, names = declared
             if names:
                 types.setdefault(name, names)
-        if level < depth + 6:
+        if level < max_level:
             stack.extend((child, level + 1) for child in current.named_children)  # type: ignore[attr-defined]
 
 
@@ -192,12 +200,15 @@ def _classify(node: object, cursor_line: int, types: dict[str, tuple[str, ...]])
     distance = cursor_line - line if line <= cursor_line else (line - cursor_line) * 2
     kind = "identifier"
     owners: tuple[str, ...] = ()
+    owner_name = ""
     fields = _MEMBERS.get(parent.type)
     if fields is not None and parent.child_by_field_name(fields[1]) == node:
         kind = "attribute"
         owner = parent.child_by_field_name(fields[0])
         if owner is not None:
             owners = _owner_types(owner, types)
+            if owner.type in IDENTIFIERS:
+                owner_name = owner.text.decode("utf-8", "replace")
         holder = parent.parent
         if parent.type == "method_invocation" or (
             holder is not None and holder.type in _CALLS and holder.child_by_field_name("function") == parent
@@ -207,7 +218,7 @@ def _classify(node: object, cursor_line: int, types: dict[str, tuple[str, ...]])
         kind = "call"
     elif node.type == "type_identifier" or parent.type in _TYPE_CONTEXTS:  # type: ignore[attr-defined]
         kind = "type"
-    return NameUse(name=name, kind=kind, line=line, distance=distance, owner_types=owners)
+    return NameUse(name=name, kind=kind, line=line, distance=distance, owner_types=owners, owner=owner_name)
 
 
 def _owner_types(owner: object, types: dict[str, tuple[str, ...]]) -> tuple[str, ...]:

@@ -31,7 +31,7 @@ class RenderedSnippet:
 
 
 def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: bool = False,
-           members: frozenset[str] | None = None) -> RenderedSnippet:
+           members: frozenset[str] | None = None, limit: int = 12) -> RenderedSnippet:
     """Renders definition `node` of `source` in `form` ("full", "signature" or "skeleton").
 
     For a skeleton, `members` (when given) limits the methods shown to those names; fields and
@@ -42,7 +42,7 @@ def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: b
     if form == "full":
         text = _whole_lines(source, scope.outer.start_byte, node.end_byte)  # type: ignore[attr-defined]
     elif form == "skeleton" and kind in CLASS_KINDS:
-        text = skeleton(node, source, syntax, members)
+        text = skeleton(node, source, syntax, members, limit)
     else:
         form = "signature"
         text = signature(node, source, syntax)
@@ -69,10 +69,18 @@ def signature(node: object, source: bytes, syntax: Syntax) -> str:
     return _doc_comment(scope.outer, source, syntax, indent) + f"{header} {syntax.placeholder}"
 
 
+MAX_SKELETON_MEMBERS = 12
+
+
+def _elision(syntax: Syntax) -> str:
+    return "..." if syntax.indent_blocks else f"{syntax.line_comment} ..."
+
+
 CONSTRUCTORS = frozenset({"__init__", "__new__", "constructor", "new", "init"})
 
 
-def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str] | None = None) -> str:
+def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str] | None = None,
+             limit: int = 12) -> str:
     """A class-like definition with every member reduced to one line or a signature."""
     body = body_of(node)
     if body is None:
@@ -86,12 +94,18 @@ def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str
     if not syntax.indent_blocks:
         lines[0] += " {"
     class_name = scope.name
+    shown = 0
     for index, member in enumerate(body.named_children):  # type: ignore[attr-defined]
         if members is not None and not _wanted(member, syntax, members, class_name):
             continue
         line = _member_line(member, source, syntax, first=index == 0)
-        if line:
-            lines.append(line)
+        if not line:
+            continue
+        if shown == limit:
+            lines.append(_indent_of(source, member.start_byte) + _elision(syntax))  # type: ignore[attr-defined]
+            break
+        lines.append(line)
+        shown += 1
     if syntax.indent_blocks and len(lines) == 1:
         lines.append(indent + "    " + syntax.placeholder)
     if not syntax.indent_blocks:
@@ -127,10 +141,7 @@ def _member_line(member: object, source: bytes, syntax: Syntax, *, first: bool) 
             return _indent_of(source, member.start_byte) + doc if doc else ""  # type: ignore[attr-defined]
         if child is None or child.type not in ("assignment", "augmented_assignment"):
             return ""
-    lines = text.split("\n")
-    if len(lines) > 3:
-        return lines[0]
-    return text
+    return text.split("\n")[0]
 
 
 def _parent_headers(node: object, source: bytes, syntax: Syntax) -> str:

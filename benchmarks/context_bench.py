@@ -1,0 +1,251 @@
+"""Context quality and speed of `pruning.build_context` on code this project did not write.
+
+Workspace: the Python standard library of the running interpreter (site-packages excluded),
+indexed with `indexer.WorkspaceIndex`, so the workspace has well over 1,000 files.
+
+Quality: in the packages given by --packages, every line whose text references (per the indexer's
+tags) a top-level name defined in another file of the same package, and not defined in the file
+itself, is a candidate; --samples of them are drawn with a fixed seed. For each, the cursor is put
+at the start of that line and the context is built for a --budget token budget. A name counts as
+recalled when a context snippet from a defining file covers the definition's name line.
+Two cursor settings are measured:
+- "fim": the file is cut at the cursor (prefix = text before the line, suffix = the line and what
+  follows), as an editor sends it when the cursor sits at the start of an existing line;
+- "unseen_line": the same with the line itself removed, so only the code around it can reveal
+  which definitions the line will need.
+Baselines, in the same run, get the same budget split: "prefix_window" (the prefix and suffix
+windows alone) and "jaccard" (windows of 20 lines, stride 10, from the other files of the package,
+ranked by Jaccard similarity of identifier sets with the 20 lines around the cursor, as RepoCoder
+and Continue retrieve, packed in rank order into the snippet share).
+Compression ratio: characters of the files the context took text from (the current file
+included) divided by the characters of the context; the median is reported.
+
+Speed: --requests cursors in a --timing-file of about 2,000 lines, opened as a document in the
+index (its tree is the document's, as in the server); build time per request in milliseconds,
+with P50/P95, excluding the model. The same with a fresh parse of the file on every request is
+reported separately ("with_parse").
+
+Prints JSON and writes it to --out (default benchmarks/results/context.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import statistics
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+from indexer import ScanOptions, WorkspaceIndex
+from indexer.workspace import DEFAULT_EXCLUDE
+from pruning.budget import DEFAULT_TOKENIZER, prefix_window, suffix_window
+from pruning.context import build_context
+
+WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+TOP_KINDS = ("function", "class", "variable", "constant")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
+    parser.add_argument("--packages", default="email,asyncio,json,importlib,concurrent/futures,http,"
+                        "xml/etree,logging,unittest,multiprocessing")
+    parser.add_argument("--samples", type=int, default=400)
+    parser.add_argument("--budget", type=int, default=1024)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--timing-file", default="asyncio/base_events.py")
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "context.json"))
+    args = parser.parse_args(argv)
+
+    stdlib = os.path.realpath(args.stdlib)
+    started = time.perf_counter()
+    index = WorkspaceIndex(ScanOptions(exclude=DEFAULT_EXCLUDE + ("**/site-packages/**",)), snapshot=False)
+    report = index.scan([stdlib])
+    graph = index.graph
+    scan_seconds = time.perf_counter() - started
+    result = {
+        "workspace": {"root": "python stdlib " + sys.version.split()[0], "files": report.files,
+                      "symbols": report.symbols, "scan_s": round(scan_seconds, 1)},
+        "budget_tokens": args.budget,
+        "tokenizer": "approx",
+    }
+    packages = [os.path.join(stdlib, p) for p in args.packages.split(",")]
+    samples = sample_lines(index, graph, packages, args.samples, args.seed)
+    result["quality"] = quality(index, samples, stdlib, args.budget)
+    result["speed"] = speed(index, os.path.join(stdlib, args.timing_file), args.requests, args.budget, args.seed)
+    text = json.dumps(result, indent=2)
+    print(text)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text + "\n")
+    return 0
+
+
+def sample_lines(index, graph, packages, count, seed):
+    """(path, line number, names, defining locations) for lines using another file's names."""
+    candidates = []
+    for package in packages:
+        files = sorted(p for p in graph.files if p.startswith(package + "/") and p.endswith(".py")
+                       and "/test" not in p[len(package):])
+        top: dict[str, list[tuple[str, int]]] = {}
+        for path in files:
+            for d in graph.tags(path).definitions:
+                if d.container is None and d.kind in TOP_KINDS and len(d.name) > 2 and not d.name.startswith("__"):
+                    top.setdefault(d.name, []).append((path, d.name_line))
+        for path in files:
+            tags = graph.tags(path)
+            own = {d.name for d in tags.definitions}
+            by_line: dict[int, set[str]] = {}
+            for ref in tags.references:
+                where = top.get(ref.name)
+                if ref.name in own or not where or len({p for p, _ in where}) > 3:
+                    continue
+                if all(p == path for p, _ in where):
+                    continue
+                by_line.setdefault(ref.line, set()).add(ref.name)
+            import_lines = {imp.line for imp in tags.imports}
+            for line, names in sorted(by_line.items()):
+                if line in import_lines:
+                    continue
+                targets = {n: [w for w in top[n] if w[0] != path] for n in sorted(names)}
+                candidates.append((path, line, targets))
+    random.Random(seed).shuffle(candidates)
+    return candidates[:count]
+
+
+def quality(index, samples, stdlib, budget):
+    modes = {}
+    for mode in ("fim", "unseen_line"):
+        hits = {"pruned": 0, "prefix_window": 0, "jaccard": 0}
+        names = 0
+        ratios = []
+        snippets_used = []
+        for path, line, targets in samples:
+            text = index.text(path)
+            starts = line_starts(text)
+            offset = starts[line]
+            if mode == "unseen_line":
+                end = starts[line + 1] if line + 1 < len(starts) else len(text)
+                text = text[:offset] + text[end:]
+            parts = build_context(path, text, offset, language="python", budget_tokens=budget,
+                                  index=index, workspace_root=stdlib)
+            covered = {(os.path.join(stdlib, s.path), n) for s in parts.snippets
+                       for n in range(s.start_line - 1, s.end_line)}
+            windows = jaccard_windows(index, path, text, offset, budget)
+            for name, where in targets.items():
+                names += 1
+                if any((p, n) in covered for p, n in where):
+                    hits["pruned"] += 1
+                if any(p == path for p, _ in where):
+                    hits["prefix_window"] += 1  # never: targets are defined in other files
+                if any((p, n) in windows for p, n in where):
+                    hits["jaccard"] += 1
+            context_chars = len(parts.prefix) + len(parts.suffix) + sum(len(s.text) for s in parts.snippets)
+            involved = {path} | {os.path.join(stdlib, p) for p, _ in parts.depends_on}
+            involved_chars = sum(len(index.text(p) or "") for p in involved if os.path.exists(p))
+            ratios.append(involved_chars / max(1, context_chars))
+            snippets_used.append(len(parts.snippets))
+        recall = {k: round(v / max(1, names), 3) for k, v in hits.items()}
+        modes[mode] = {
+            "lines": len(samples), "names": names, "recall": recall,
+            "margin_over_best_baseline": round(recall["pruned"] - max(recall["prefix_window"], recall["jaccard"]), 3),
+            "median_compression_ratio": round(statistics.median(ratios), 1),
+            "median_snippets": statistics.median(snippets_used),
+        }
+    return modes
+
+
+_WINDOW_CACHE: dict[str, list[tuple[int, int, frozenset[str], str]]] = {}
+
+
+def jaccard_windows(index, path, text, offset, budget, size=20, stride=10):
+    """Lines (path, line) covered by the Jaccard baseline's retrieved windows."""
+    package = os.path.dirname(path)
+    lines = text.split("\n")
+    cursor = text.count("\n", 0, offset)
+    query = set(WORD.findall("\n".join(lines[max(0, cursor - size // 2): cursor + size // 2])))
+    pre = prefix_window(text[:offset], int(budget * 0.45))
+    suf = suffix_window(text[offset:], int(budget * 0.15))
+    left = budget - pre.tokens - suf.tokens
+    scored = []
+    for other in sorted(index.graph.files):
+        if other == path or os.path.dirname(other) != package:
+            continue
+        for start, end, words, chunk in windows_of(index, other, size, stride):
+            union = len(words | query)
+            if union:
+                scored.append((-len(words & query) / union, other, start, end, chunk))
+    scored.sort()
+    covered = set()
+    for _, other, start, end, chunk in scored:
+        cost = DEFAULT_TOKENIZER.count(chunk)
+        if cost > left:
+            continue
+        left -= cost
+        covered.update((other, n) for n in range(start, end))
+    return covered
+
+
+def windows_of(index, path, size, stride):
+    cached = _WINDOW_CACHE.get(path)
+    if cached is None:
+        lines = (index.text(path) or "").split("\n")
+        cached = []
+        for start in range(0, max(1, len(lines) - size + stride), stride):
+            chunk = "\n".join(lines[start:start + size])
+            cached.append((start, min(len(lines), start + size), frozenset(WORD.findall(chunk)), chunk))
+        _WINDOW_CACHE[path] = cached
+    return cached
+
+
+def speed(index, path, requests, budget, seed):
+    text = index.text(path)
+    index.did_open(path, text, "python")
+    index.flush(path)
+    starts = line_starts(text)
+    rng = random.Random(seed)
+    cursors = [starts[rng.randrange(len(starts))] for _ in range(requests)]
+    timings, with_parse = [], []
+    for offset in cursors:
+        began = time.perf_counter()
+        build_context(path, text, offset, language="python", budget_tokens=budget, index=index)
+        timings.append((time.perf_counter() - began) * 1000)
+    for offset in cursors[: max(20, requests // 5)]:
+        began = time.perf_counter()
+        build_context(path, text, offset, language="python", budget_tokens=budget, index=index,
+                      tree=_fresh_tree(text))
+        with_parse.append((time.perf_counter() - began) * 1000)
+    return {
+        "file": os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path),
+        "lines": len(starts), "requests": requests,
+        "build_ms": summary(timings), "with_parse_ms": summary(with_parse),
+    }
+
+
+def _fresh_tree(text):
+    from indexer import languages
+
+    return languages.parse("python", text.encode())
+
+
+def summary(values):
+    ordered = sorted(values)
+    return {"p50": round(statistics.median(ordered), 2),
+            "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
+            "max": round(ordered[-1], 2)}
+
+
+def line_starts(text):
+    starts = [0]
+    for match in re.finditer("\n", text):
+        starts.append(match.end())
+    return starts
+
+
+if __name__ == "__main__":
+    sys.exit(main())
