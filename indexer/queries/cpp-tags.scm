@@ -17,7 +17,17 @@
 (type_definition declarator: (type_identifier) @name.type) @definition.type
 (alias_declaration name: (type_identifier) @name.type) @definition.type
 (namespace_definition name: [(namespace_identifier) (nested_namespace_specifier)] @name.module) @definition.module
+; file- and namespace-level variables, also inside include guards
+(translation_unit (declaration declarator: (identifier) @name.variable) @definition.variable)
 (translation_unit (declaration declarator: (init_declarator declarator: (identifier) @name.variable)) @definition.variable)
+(preproc_ifdef (declaration declarator: (identifier) @name.variable) @definition.variable)
+(preproc_ifdef (declaration declarator: (init_declarator declarator: (identifier) @name.variable)) @definition.variable)
+(preproc_if (declaration declarator: (identifier) @name.variable) @definition.variable)
+(preproc_if (declaration declarator: (init_declarator declarator: (identifier) @name.variable)) @definition.variable)
+(preproc_else (declaration declarator: (identifier) @name.variable) @definition.variable)
+(preproc_else (declaration declarator: (init_declarator declarator: (identifier) @name.variable)) @definition.variable)
+(declaration_list (declaration declarator: (identifier) @name.variable) @definition.variable)
+(declaration_list (declaration declarator: (init_declarator declarator: (identifier) @name.variable)) @definition.variable)
 (preproc_def name: (identifier) @name.constant) @definition.constant
 (preproc_function_def name: (identifier) @name.function) @definition.function
 (enumerator name: (identifier) @name.constant) @definition.constant

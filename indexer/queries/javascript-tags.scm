@@ -38,6 +38,8 @@
 (export_statement source: (string (string_fragment) @import.module)) @reexport
 (export_statement (export_clause (export_specifier name: (_) @import.name alias: (_)? @import.alias) @import.pair)
   source: (string (string_fragment) @import.module)) @reexport
+(export_statement (export_clause (export_specifier "default" alias: (_) @import.default))
+  source: (string (string_fragment) @import.module)) @reexport
 (export_statement "*" @import.wildcard source: (string (string_fragment) @import.module)) @reexport
 (expression_statement (call_expression function: (identifier) @_require (#eq? @_require "require")
   arguments: (arguments . (string (string_fragment) @import.module))) @import)
