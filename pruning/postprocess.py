@@ -1,27 +1,46 @@
 """Post-processing of raw model text before it becomes ghost text.
 
+Order: cut at the first special token; single- or multi-line (the caller's choice, else
+`blocks.wants_multiline` from the syntax at the cursor); multi-line text is cut at the end of the
+syntactic block it opened (`blocks.block_end`, verified by re-parsing with the completion
+inserted); trailing lines that repeat the suffix are dropped; closing brackets that the suffix
+already supplies are dropped; trailing whitespace is trimmed.
+
 Invariants: the result never contains FIM/special tokens, never consists only of whitespace
-(an empty string is returned instead), and in single-line mode holds at most one line.
+(an empty string is returned instead), and in single-line mode holds at most one line of code
+(leading newlines kept when the model starts a new line).
 """
 
 from __future__ import annotations
 
 import re
 
-_SPECIAL = re.compile(r"<\|[a-z_]+\|>|<(?:fim_prefix|fim_suffix|fim_middle|file_sep|reponame)>|</s>")
+from .blocks import CLOSERS, OPENERS, block_end, wants_multiline
+
+_SPECIAL = re.compile(r"<\|[a-z_]+\|>|<(?:fim_prefix|fim_suffix|fim_middle|fim_pad|file_sep|reponame)>|</s>|"
+                      r"<PRE>|<SUF>|<MID>|<EOT>|\[PREFIX\]|\[SUFFIX\]|\[MIDDLE\]|<｜[^｜]*｜>")
+
+__all__ = ["postprocess", "wants_multiline", "drop_suffix_repeats", "balance_brackets"]
 
 
 def postprocess(completion: str, *, prefix: str = "", suffix: str = "", language: str = "",
                 multiline_mode: str = "auto", multiline: bool | None = None) -> str:
     """Clean `completion` for insertion between `prefix` and `suffix`."""
     text = _SPECIAL.split(completion, maxsplit=1)[0]
-    single = multiline is False or multiline_mode == "never"
-    if single:
+    if multiline is None:
+        multiline = multiline_mode == "always" or (
+            multiline_mode == "auto" and wants_multiline(prefix, suffix, language))
+    if multiline_mode == "never":
+        multiline = False
+    if not multiline:
         text = _first_line(text)
-    text = _drop_suffix_overlap(text, suffix)
-    if not text.strip():
-        return ""
-    return text.rstrip() if single else text.rstrip(" \t")
+    else:
+        text = text[: block_end(text, prefix, suffix, language)]
+        text = drop_suffix_repeats(text, suffix, prefix[prefix.rfind("\n") + 1:])
+    text = _drop_inline_overlap(text, suffix)
+    text = balance_brackets(text, suffix)
+    text = text.rstrip() if not multiline else text.rstrip(" \t\n")
+    return text if text.strip() else ""
 
 
 def _first_line(text: str) -> str:
@@ -30,19 +49,78 @@ def _first_line(text: str) -> str:
     return text[:lead] + body.split("\n", 1)[0]
 
 
-def _drop_suffix_overlap(text: str, suffix: str) -> str:
-    """Remove the tail of `text` that repeats what already follows the cursor."""
-    if not suffix or not text:
+def drop_suffix_repeats(text: str, suffix: str, line_start: str = "") -> str:
+    """Drop the completion's trailing lines when they repeat the suffix's first code lines,
+    indentation included (`line_start` is the cursor line's text before the cursor)."""
+    text = text.rstrip(" \t\n")
+    lines = text.split("\n")
+    absolute = [line_start + lines[0]] + lines[1:]
+    following = [line.rstrip() for line in suffix.split("\n") if line.strip()][:len(lines)]
+    if not following:
         return text
-    first_suffix_line = suffix.split("\n", 1)[0].strip()
-    # The completion ends with the start of the suffix: drop that overlap.
-    for size in range(min(len(text), len(suffix)), 0, -1):
-        if text.endswith(suffix[:size]) and suffix[:size].strip():
+    best = 0
+    for size in range(1, min(len(lines), len(following)) + 1):
+        tail = [line.rstrip() for line in absolute[-size:]]
+        if tail == following[:size] and any(tail):
+            best = size
+    if best == 0 or best == len(lines):
+        return text if best == 0 else ""
+    return "\n".join(lines[:-best])
+
+
+def _drop_inline_overlap(text: str, suffix: str) -> str:
+    """The completion ends with the beginning of the rest of the cursor line: drop that part."""
+    rest = suffix.split("\n", 1)[0]
+    if not rest.strip() or "\n" in text.rstrip("\n"):
+        return text
+    for size in range(min(len(text), len(rest)), 0, -1):
+        if text.endswith(rest[:size]) and rest[:size].strip():
             return text[:-size]
-    # Whole trailing lines that repeat the suffix's first line.
-    if first_suffix_line:
-        lines = text.split("\n")
-        while lines and lines[-1].strip() == first_suffix_line:
-            lines.pop()
-        return "\n".join(lines)
     return text
+
+
+def balance_brackets(text: str, suffix: str) -> str:
+    """Drop trailing closers the completion does not open when the suffix already starts with them.
+
+    `foo(a, b)` typed before a suffix `)` becomes `foo(a, b` ... only if that `)` is unmatched in
+    the completion: closers the completion itself opened are kept.
+    """
+    unmatched = _unmatched_closers(text)
+    if not unmatched:
+        return text
+    body = text.rstrip()
+    trailing = ""
+    while body and body[-1] in CLOSERS and len(body) - 1 in unmatched:
+        trailing = body[-1] + trailing
+        body = body[:-1]
+    if not trailing:
+        return text
+    ahead = suffix.lstrip(" \t")
+    keep = ""
+    for char in trailing:
+        if ahead.startswith(char):
+            ahead = ahead[1:].lstrip(" \t")
+        else:
+            keep += char
+    return body + keep
+
+
+def _unmatched_closers(text: str) -> set[int]:
+    stack: list[str] = []
+    unmatched: set[int] = set()
+    quote = ""
+    for index, char in enumerate(text):
+        if quote:
+            if char == quote and text[index - 1:index] != "\\":
+                quote = ""
+            continue
+        if char in "\"'`":
+            quote = char
+        elif char in OPENERS:
+            stack.append(char)
+        elif char in CLOSERS:
+            if stack and stack[-1] == CLOSERS[char]:
+                stack.pop()
+            else:
+                unmatched.add(index)
+    return unmatched

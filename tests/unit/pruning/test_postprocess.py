@@ -1,0 +1,72 @@
+"""Post-processing cases with expected outputs (block truncation, suffix dedupe, brackets, modes)."""
+
+import pytest
+
+from pruning.blocks import block_end, wants_multiline
+from pruning.postprocess import balance_brackets, drop_suffix_repeats, postprocess
+
+CASES = [
+    # (name, language, prefix, suffix, completion, multiline, expected)
+    ("python block ends at dedent", "python", "def f(x):\n    ", "\n\ndef other():\n    pass\n",
+     "return x + 1\n\ndef g():\n    pass", None, "return x + 1"),
+    ("python new def stops after its block", "python", "", "",
+     "def g():\n    return 1\n\ndef h():\n    pass", None, "def g():\n    return 1"),
+    ("python if/else kept whole, then stops", "python", "def f(x):\n    ", "\n",
+     "if x:\n        a()\n    else:\n        b()\n    return 3\nprint(1)", None,
+     "if x:\n        a()\n    else:\n        b()"),
+    ("typescript closer the prefix opened is dropped", "typescript", "function f(x: number) {\n  ", "\n}\n",
+     "return x;\n}\n\nfunction g() {}", None, "return x;"),
+    ("typescript block keeps its own closer", "typescript", "function f(x: number) {\n  ", "\n}\n",
+     "if (x) {\n    y();\n  } else {\n    z();\n  }\n  return 1;\n}", None,
+     "if (x) {\n    y();\n  } else {\n    z();\n  }"),
+    ("go statements until the function closes", "go", "func f() int {\n\t", "\n}\n",
+     "x := 1\n\treturn x\n}\n\nfunc g() {}", None, "x := 1\n\treturn x"),
+    ("java method body", "java", "class A {\n  int f() {\n    ", "\n  }\n}\n",
+     "int y = 2;\n    return y;\n  }\n\n  int g() { return 1; }", None, "int y = 2;\n    return y;"),
+    ("suffix repeat dropped", "python", "def f():\n    ", "\n    return x\n",
+     "x = compute()\n    return x\n", None, "x = compute()"),
+    ("bracket already in suffix", "python", "print(foo(", "))\n", "a, b))", None, "a, b"),
+    ("own brackets kept", "python", "x = ", ")\n", "foo(bar))", False, "foo(bar)"),
+    ("single line mode cuts", "python", "x = ", "\n", "compute()\ny = 2", False, "compute()"),
+    ("special token cut", "python", "x = ", "\n", "compute()<|endoftext|>garbage", False, "compute()"),
+    ("only whitespace becomes empty", "python", "x = ", "\n", "   \n\t  ", None, ""),
+    ("inline overlap with rest of line", "python", "if x", ":\n", " > 0:", False, " > 0"),
+]
+
+
+@pytest.mark.parametrize("name,language,prefix,suffix,completion,multiline,expected", CASES,
+                         ids=[c[0] for c in CASES])
+def test_postprocess_cases(name, language, prefix, suffix, completion, multiline, expected):
+    kwargs = {} if multiline is None else {"multiline": multiline}
+    assert postprocess(completion, prefix=prefix, suffix=suffix, language=language, **kwargs) == expected
+
+
+def test_never_mode_forces_one_line():
+    assert postprocess("a\nb", prefix="def f():\n    ", suffix="\n", language="python",
+                       multiline_mode="never") == "a"
+
+
+@pytest.mark.parametrize("prefix,suffix,language,expected", [
+    ("def f(x):\n    ", "\n", "python", True),  # empty block body after ':'
+    ("function f() {", "}\n", "typescript", True),  # auto-closed brace
+    ("x = foo(", ")\n", "python", False),  # mid-line
+    ("x = 1  # note ", "\n", "python", False),  # in a comment
+    ("def f():\n    a = 1\n    ", "\n    b = 2\n", "python", False),  # between statements
+    ("def f():\n    a = 1\n    ", "\nprint()\n", "python", True),  # end of the block
+])
+def test_wants_multiline_from_syntax(prefix, suffix, language, expected):
+    assert wants_multiline(prefix, suffix, language) is expected
+
+
+def test_block_end_prefers_fewer_syntax_errors():
+    # The indentation cut would keep an unfinished call; re-parsing picks the last complete line.
+    completion = "a = 1\n    b = foo(\n"
+    cut = block_end(completion, "def f():\n    ", "\n", "python")
+    assert completion[:cut] == "a = 1"
+
+
+def test_helpers():
+    assert drop_suffix_repeats("a\n  b\n  c", "\n  b\n  c\n") == "a"
+    assert drop_suffix_repeats("a\n  }", "\n}\n") == "a\n  }"  # a closer at another depth stays
+    assert balance_brackets("x]", "]") == "x"
+    assert balance_brackets("[x]", "]") == "[x]"
