@@ -149,8 +149,9 @@ def tags_query(lang: str) -> ts.Query:
 
 def tag_captures(lang: str, tree: Tree) -> dict[str, list[tuple[int, int]]]:
     """All captures of the tags query on `tree` as plain data: capture name -> (start_byte,
-    end_byte) of each captured node, in document order. Captures named `_*` (predicate helpers)
-    are dropped. A node matched by several patterns may appear more than once."""
+    end_byte) of each captured node. Captures named `_*` (predicate helpers) are dropped. Order is
+    mostly, but not always, document order, and a node matched by several patterns may appear more
+    than once: callers sort and deduplicate what they need ordered."""
     cursor = ts.QueryCursor(tags_query(lang))
     return {
         name: [(n.start_byte, n.end_byte) for n in nodes]

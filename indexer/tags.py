@@ -104,7 +104,7 @@ def extract_tags(lang: str, tree: languages.Tree, source: bytes) -> FileTags:
     """The tags of `source` (parsed as `tree`) for language `lang`."""
     caps = languages.tag_captures(lang, tree)
     lines = LineIndex(source)
-    skip_spans = caps.get("skip", ())
+    skip_spans = sorted(caps.get("skip", ()))  # capture order is not always document order
     definitions = _definitions(caps, source, lines)
     imports, import_spans = build_imports(lang, caps, source, lines)
     def_name_bytes = {d.name_byte for d in definitions}
