@@ -26,6 +26,8 @@ class FimTemplate:
     file_sep: str = ""  # token that opens each file block
     stop: tuple[str, ...] = ()
     comment: str = "#"
+    # How the three FIM parts are laid out; suffix-first families (Codestral) swap them.
+    layout: str = "{fim_prefix}{prefix}{fim_suffix}{suffix}{fim_middle}"
 
     @property
     def supports_fim(self) -> bool:
@@ -40,7 +42,8 @@ class FimTemplate:
     def _fim(self, prefix: str, suffix: str) -> str:
         if not self.supports_fim:
             return prefix
-        return f"{self.fim_prefix}{prefix}{self.fim_suffix}{suffix}{self.fim_middle}"
+        return self.layout.format(fim_prefix=self.fim_prefix, fim_suffix=self.fim_suffix,
+                                  fim_middle=self.fim_middle, prefix=prefix, suffix=suffix)
 
     def _render_repository(self, request: CompletionRequest) -> str:
         parts: list[str] = []
@@ -95,11 +98,70 @@ STARCODER = FimTemplate(
     stop=("<|endoftext|>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<file_sep>", "<reponame>"),
 )
 
+# StarCoder2 was trained with `<repo_name>` / `<file_sep>` repository blocks.
+STARCODER2 = FimTemplate(
+    name="starcoder2",
+    fim_prefix="<fim_prefix>",
+    fim_suffix="<fim_suffix>",
+    fim_middle="<fim_middle>",
+    repo_name="<repo_name>",
+    file_sep="<file_sep>",
+    stop=("<|endoftext|>", "<fim_prefix>", "<fim_suffix>", "<fim_middle>", "<file_sep>", "<repo_name>",
+          "<fim_pad>"),
+)
+
+# CodeLlama's infilling format puts a space after <PRE>/<MID> and before <SUF>/<MID>.
+CODELLAMA = FimTemplate(
+    name="codellama",
+    fim_prefix="<PRE>",
+    fim_suffix="<SUF>",
+    fim_middle="<MID>",
+    layout="{fim_prefix} {prefix} {fim_suffix}{suffix} {fim_middle}",
+    stop=("<EOT>", "</s>", "<PRE>", "<SUF>", "<MID>"),
+)
+
+DEEPSEEK_CODER = FimTemplate(
+    name="deepseek-coder",
+    fim_prefix="<\uff5cfim\u2581begin\uff5c>",
+    fim_suffix="<\uff5cfim\u2581hole\uff5c>",
+    fim_middle="<\uff5cfim\u2581end\uff5c>",
+    stop=("<\uff5cend\u2581of\u2581sentence\uff5c>", "<|EOT|>", "<\uff5cfim\u2581begin\uff5c>",
+          "<\uff5cfim\u2581hole\uff5c>", "<\uff5cfim\u2581end\uff5c>"),
+)
+
+# Codestral (Mistral) fill-in-the-middle: the suffix comes first, then the prefix.
+CODESTRAL = FimTemplate(
+    name="codestral",
+    fim_prefix="[PREFIX]",
+    fim_suffix="[SUFFIX]",
+    fim_middle="[PREFIX]",
+    layout="{fim_suffix}{suffix}{fim_prefix}{prefix}",
+    stop=("</s>", "[INST]", "[PREFIX]", "[SUFFIX]", "[MIDDLE]"),
+)
+
+CODEGEMMA = FimTemplate(
+    name="codegemma",
+    fim_prefix="<|fim_prefix|>",
+    fim_suffix="<|fim_suffix|>",
+    fim_middle="<|fim_middle|>",
+    file_sep="<|file_separator|>",
+    stop=("<|file_separator|>", "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<eos>",
+          "<end_of_turn>"),
+)
+
 PLAIN = FimTemplate(name="plain", stop=("<|endoftext|>", "<|im_end|>", "</s>"))
 
-TEMPLATES: dict[str, FimTemplate] = {t.name: t for t in (QWEN_CODER, STARCODER, PLAIN)}
+TEMPLATES: dict[str, FimTemplate] = {
+    t.name: t for t in (QWEN_CODER, STARCODER, STARCODER2, CODELLAMA, DEEPSEEK_CODER, CODESTRAL, CODEGEMMA, PLAIN)
+}
 ALIASES = {"qwen": "qwen2.5-coder", "qwen2": "qwen2.5-coder", "qwen2.5": "qwen2.5-coder",
-           "starcoder2": "starcoder", "starcoderbase": "starcoder", "smollm": "plain", "smollm2": "plain"}
+           "qwen-coder": "qwen2.5-coder", "qwen2.5coder": "qwen2.5-coder",
+           "starcoderbase": "starcoder", "starcoder1": "starcoder", "santacoder": "starcoder",
+           "code-llama": "codellama", "llama-code": "codellama",
+           "deepseek": "deepseek-coder", "deepseekcoder": "deepseek-coder", "deepseek-coder-v2": "deepseek-coder",
+           "mistral": "codestral", "codestral-mamba": "codestral",
+           "gemma": "codegemma", "code-gemma": "codegemma",
+           "smollm": "plain", "smollm2": "plain"}
 
 
 def template_for(family: str) -> FimTemplate:
@@ -112,8 +174,32 @@ def known_families() -> list[str]:
     return sorted(TEMPLATES)
 
 
+# Tokens that tell families apart when several share FIM tokens (checked before the FIM pair).
+_DISTINCTIVE: tuple[tuple[str, str], ...] = (
+    ("<|repo_name|>", "qwen2.5-coder"),
+    ("<|file_separator|>", "codegemma"),
+    ("<repo_name>", "starcoder2"),
+    ("<reponame>", "starcoder"),
+    ("<\uff5cfim\u2581begin\uff5c>", "deepseek-coder"),
+    ("[SUFFIX]", "codestral"),
+    ("<PRE>", "codellama"),
+    ("\u2581<PRE>", "codellama"),
+)
+
+
 def detect_family(special_tokens: set[str] | frozenset[str]) -> str:
-    """Guess the family from a tokenizer's special tokens; "" when nothing matches."""
+    """Guess the family from a tokenizer's special tokens; "" when nothing matches.
+
+    A family's distinctive token decides first (Qwen2.5-Coder and CodeGemma share their FIM tokens
+    and differ by `<|repo_name|>` / `<|file_separator|>`); else any family whose FIM prefix and
+    middle tokens are both present.
+    """
+    for token, family in _DISTINCTIVE:
+        template = TEMPLATES[family]
+        if token in special_tokens and (template.fim_prefix in special_tokens or token != template.fim_prefix):
+            if family == "codegemma" and "<|fim_prefix|>" not in special_tokens:
+                continue
+            return family
     for template in TEMPLATES.values():
         if template.supports_fim and template.fim_prefix in special_tokens and template.fim_middle in special_tokens:
             return template.name
