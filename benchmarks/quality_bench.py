@@ -86,13 +86,18 @@ async def run_case(pipeline: CompletionPipeline, router: Router, case: Case, set
 
 
 def plan(args) -> list[tuple[Case, str]]:
-    jobs: list[tuple[Case, str]] = []
-    for language in args.languages:
-        for case in load_cceval(Path(args.data), language, args.cceval_limit):
-            jobs += [(case, s) for s in args.settings]
+    """Jobs round-robin over the suites' languages (case 1 of each, then case 2, ...), every setting
+    of a case back to back: a run stopped early still covers every language evenly, and a case's
+    `fim` prompt reuses the KV blocks of its `left` prompt (they share everything up to the suffix)."""
+    queues = [load_cceval(Path(args.data), language, args.cceval_limit) for language in args.languages]
     if args.humaneval_limit > 0:
-        for case in humaneval_infilling(humaneval_problems(), args.humaneval_limit):
-            jobs += [(case, s) for s in args.settings if s != "fim+crossfile"]
+        queues.append(humaneval_infilling(humaneval_problems(), args.humaneval_limit))
+    jobs: list[tuple[Case, str]] = []
+    for round_ in range(max((len(q) for q in queues), default=0)):
+        for queue in queues:
+            if round_ < len(queue):
+                case = queue[round_]
+                jobs += [(case, s) for s in args.settings if case.crossfile or s != "fim+crossfile"]
     return jobs
 
 
@@ -106,6 +111,7 @@ def backend_spec(args) -> BackendSpec:
 
 async def run(args) -> dict:
     out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
     log_path = out.with_suffix(".cases.jsonl")
     done: dict[tuple[str, str, str], dict] = {}
     if args.resume and log_path.exists():
