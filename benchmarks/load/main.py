@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from .runner import build_report, check_thresholds, run_server
-from .scenarios import SCENARIOS, LoadOptions
+from .scenarios import EXTRA_SCENARIOS, SCENARIOS, LoadOptions
 from .servers import arbor_spec, bare_spec, zero_model_settings
 from .workspace import default_workspace, user_workspace
 
@@ -23,12 +23,13 @@ from .workspace import default_workspace, user_workspace
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workspace", metavar="DIR", help="type in this workspace's files (default: a temporary "
                         "copy of httpx's sources plus a generated three-file reference chain)")
-    parser.add_argument("--scenario", action="append", choices=SCENARIOS, metavar="NAME",
-                        help=f"run only this scenario (repeatable; default all: {', '.join(SCENARIOS)})")
+    parser.add_argument("--scenario", action="append", choices=SCENARIOS + EXTRA_SCENARIOS, metavar="NAME",
+                        help=f"run only this scenario (repeatable; default: {', '.join(SCENARIOS)}; "
+                             f"'soak' runs only when named)")
     parser.add_argument("--duration", type=float, default=8.0, metavar="SECONDS",
                         help="measured seconds per scenario (default 8)")
     parser.add_argument("--concurrency", type=int, default=5, metavar="N",
-                        help="typists in the concurrent_clients scenario (default 5)")
+                        help="typists in the concurrent_clients and soak scenarios (default 5)")
     parser.add_argument("--config", metavar="FILE", help="arbor-ls settings file (JSON or TOML) with the backends "
                         "to measure (default: the zero-latency model, i.e. the server's own overhead)")
     parser.add_argument("--json", metavar="FILE", help="also write the JSON report to FILE")

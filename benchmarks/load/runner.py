@@ -60,6 +60,7 @@ class ServerRun:
     rss_mb_before: float | None = None
     rss_mb_after: float | None = None
     startup_s: float | None = None
+    rss_samples: list[tuple[float, float]] = field(default_factory=list)  # (seconds since start, MiB)
     exit_code: int | None = None
     crashed: bool = False
     stderr_tail: str = ""
@@ -68,6 +69,8 @@ class ServerRun:
         growth = None
         if self.rss_mb_before and self.rss_mb_after:
             growth = round((self.rss_mb_after - self.rss_mb_before) / self.rss_mb_before * 100, 1)
+        samples = self.rss_samples
+        stride = max(1, len(samples) // 120)
         out = {
             "name": self.spec.name,
             "command": self.spec.argv,
@@ -76,6 +79,8 @@ class ServerRun:
             "rss_mb_before": self.rss_mb_before,
             "rss_mb_after": self.rss_mb_after,
             "rss_growth_percent": growth,
+            "rss_growth_after_warmup_percent": growth_after_warmup(samples),
+            "rss_mb_samples": [[round(t, 1), mb] for t, mb in samples[::stride]],
             "exit_code": self.exit_code,
             "crashed": self.crashed,
         }
@@ -84,9 +89,29 @@ class ServerRun:
         return out
 
 
+def growth_after_warmup(samples: list[tuple[float, float]], warmup_share: float = 0.1) -> float | None:
+    """RSS growth in percent from the first sample after `warmup_share` of the run to the last
+    one: memory that keeps growing once caches and buffers have filled, which a leak would show."""
+    if len(samples) < 3:
+        return None
+    end = samples[-1][0]
+    base = next(mb for t, mb in samples if t >= end * warmup_share)
+    return round((samples[-1][1] - base) / base * 100, 1) if base else None
+
+
+async def sample_rss(run: ServerRun, pid: int, started: float, every_s: float = 1.0) -> None:
+    while True:
+        mb = rss_mb(pid)
+        if mb is None:
+            return
+        run.rss_samples.append((time.perf_counter() - started, mb))
+        await asyncio.sleep(every_s)
+
+
 async def run_server(spec: ServerSpec, ws: BenchWorkspace, scenarios: list[str], opts: LoadOptions,
                      *, sweep: bool, log_dir: Path) -> ServerRun:
     run = ServerRun(spec)
+    sampler: asyncio.Future | None = None
     started = time.perf_counter()
     client = await LspClient.spawn(spec.argv, settings=spec.settings, cwd=str(ws.root), env=spec.env,
                                    stderr_path=log_dir / f"{spec.name}.stderr.log")
@@ -97,6 +122,8 @@ async def run_server(spec: ServerSpec, ws: BenchWorkspace, scenarios: list[str],
         await barrier(client)
         run.startup_s = round(time.perf_counter() - started, 3)
         run.rss_mb_before = rss_mb(client.pid)
+        sampler = asyncio.ensure_future(sample_rss(run, client.pid, time.perf_counter(),
+                                                   every_s=max(1.0, opts.duration_s / 600)))
         for name in scenarios:
             if client.exited:
                 break
@@ -113,6 +140,8 @@ async def run_server(spec: ServerSpec, ws: BenchWorkspace, scenarios: list[str],
         run.crashed = True
         run.stderr_tail = f"{type(exc).__name__}: {exc}\n{client.stderr_tail()}"
     finally:
+        if sampler is not None:
+            sampler.cancel()
         crashed_before_shutdown = client.exited
         run.exit_code = await client.shutdown()
         if crashed_before_shutdown:

@@ -11,6 +11,8 @@ answer, and closes its documents again; the server is left as it was found.
   so that their completion requests overlap (N concurrent requests at each pause).
 - typing_throughput: the typing trace sent as fast as the server answers, at most `window`
   completions in flight: the sustained messages/s of one server process.
+- soak (only when named): closed-loop didChange + inlineCompletion pairs for a long time, for
+  memory growth.
 - concurrency_sweep (not a scenario of its own): closed-loop typists at rising concurrency, each
   sending a didChange + inlineCompletion pair per keystroke and waiting for the answer, for the
   throughput-versus-concurrency plot.
@@ -32,6 +34,7 @@ from .typist import OpenDocument, Typist
 from .workspace import BenchWorkspace, language_id, read_text
 
 SCENARIOS = ("single_file", "reference_chain", "multi_document", "concurrent_clients", "typing_throughput")
+EXTRA_SCENARIOS = ("soak",)  # run only when named: long by design
 WARMUP_PAUSES = 3
 
 
@@ -242,6 +245,27 @@ async def closed_loop_level(client: LspClient, ws: BenchWorkspace, opts: LoadOpt
     return await finish(client, typists, record, start)
 
 
+async def soak(client: LspClient, ws: BenchWorkspace, opts: LoadOptions) -> ScenarioRecord:
+    """`concurrency` closed-loop typists sending didChange + inlineCompletion pairs for
+    `duration_s`: the long run whose memory growth the report tracks (RSS is sampled throughout)."""
+    record = ScenarioRecord()
+    path = ws.typing_files[0]
+    typists = [make_typist(client, ws, path, record, opts, index=i, every_keystroke=True, max_chars=20_000)
+               for i in range(opts.concurrency)]
+    await warm_up(client, typists)
+    start = time.perf_counter()
+    deadline = start + opts.duration_s
+
+    async def loop(typist: Typist) -> None:
+        while time.perf_counter() < deadline and not client.exited:
+            pending = typist.keystroke()
+            await client.drain()
+            await pending.future
+
+    await asyncio.gather(*(loop(t) for t in typists))
+    return await finish(client, typists, record, start)
+
+
 async def concurrency_sweep(client: LspClient, ws: BenchWorkspace, opts: LoadOptions) -> dict:
     levels = sorted(set(opts.sweep_levels) | {opts.concurrency})
     rows = []
@@ -260,4 +284,5 @@ RUNNERS: dict[str, Callable[[LspClient, BenchWorkspace, LoadOptions], Awaitable[
     "multi_document": multi_document,
     "concurrent_clients": concurrent_clients,
     "typing_throughput": typing_throughput,
+    "soak": soak,
 }
