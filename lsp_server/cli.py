@@ -14,7 +14,7 @@ import sys
 from . import __version__
 from .errors import UsageError
 
-SUBCOMMANDS = ("serve", "complete", "context", "model", "bench")
+SUBCOMMANDS = ("serve", "complete", "context", "model", "bench", "index")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -22,6 +22,7 @@ import cattrs
 
 from inference.backend_spec import BackendSpec
 from inference.cache.settings import CacheSettings
+from indexer.workspace import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, MAX_FILE_BYTES
 
 from .errors import UsageError
 
@@ -57,6 +58,21 @@ class ContextSettings:
             raise ValueError("prefixShare + suffixShare must not exceed 1")
 
 
+@dataclass(slots=True, kw_only=True)
+class IndexSettings:
+    """The workspace index: which files it scans (globs relative to each workspace folder)."""
+
+    enabled: bool = True
+    include: list[str] = field(default_factory=lambda: list(DEFAULT_INCLUDE))
+    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    max_file_bytes: int = MAX_FILE_BYTES
+    snapshot: bool = True
+
+    def __post_init__(self) -> None:
+        if self.max_file_bytes <= 0:
+            raise ValueError("must be positive")
+
+
 def _default_backends() -> list[BackendSpec]:
     return [BackendSpec(name="embedded", kind="embedded")]
 
@@ -67,6 +83,7 @@ class Settings:
     completion: CompletionSettings = field(default_factory=CompletionSettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     cache: CacheSettings = field(default_factory=CacheSettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
     log_level: str = "info"
 
 
