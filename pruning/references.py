@@ -70,6 +70,11 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
             use = _classify(node, cursor_line, types)
             if use is not None:
                 uses.setdefault((use.name, node.start_byte), use)  # type: ignore[attr-defined]
+    for use in list(uses.values()):  # the declared type of an object is itself a type use
+        for owner_type in use.owner_types:
+            key = (owner_type, -1)
+            if key not in uses or uses[key].distance > use.distance:
+                uses[key] = NameUse(name=owner_type, kind="type", line=use.line, distance=use.distance)
     return sorted(uses.values(), key=lambda u: (u.distance, u.line, u.name))
 
 
