@@ -1,0 +1,99 @@
+"""A leaner pygls protocol path for arbor-ls: the per-message costs that the load test measured.
+
+Stock pygls spends most of its time per keystroke on two things arbor-ls does not need:
+- its own copy of every open document (`Workspace.update_text_document` splits the whole buffer
+  into lines and rebuilds it with a StringIO on every incremental change), while arbor-ls keeps
+  its own buffers in `features/documents.py`; and
+- reading stdin through a thread pool (two executor round trips per message: header line, body).
+
+`ArborProtocol` forwards didOpen/didChange/didClose straight to the server's handlers without
+touching pygls's workspace documents (the workspace object itself still exists: it carries the
+negotiated position encoding). `FastStdioMixin` reads stdin with an asyncio pipe reader on the
+event loop, falling back to pygls's own reader when stdin cannot be watched (a regular file) or
+when pygls's internals differ from what it expects.
+
+Invariants: handlers see the same typed params, in the same order, as with stock pygls; an
+exception in a document handler is reported through the server's error reporter and never stops
+the message loop; nothing outside document sync and stdin reading changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from itertools import count
+from threading import Event
+from typing import Any
+
+from lsprotocol import types
+from pygls.protocol import LanguageServerProtocol, lsp_method
+
+log = logging.getLogger(__name__)
+
+_READ_LIMIT = 64 * 1024 * 1024
+
+
+class ArborProtocol(LanguageServerProtocol):
+    """LanguageServerProtocol without pygls's duplicate document store (see module docstring)."""
+
+    _ids = count()
+
+    def _forward(self, method: str, params: Any) -> None:
+        handler = self.fm.features.get(method)
+        if handler is not None:
+            self._execute_handler(f"sync-{next(self._ids)}", handler, self._check_handler_result, args=(params,))
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        self._forward(types.TEXT_DOCUMENT_DID_OPEN, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        self._forward(types.TEXT_DOCUMENT_DID_CHANGE, params)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        self._forward(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+
+async def _pipe_reader(stdin) -> asyncio.StreamReader | None:
+    """An event-loop reader for `stdin`, or None if it cannot be watched (regular files)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=_READ_LIMIT)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+    except (ValueError, OSError, NotImplementedError) as exc:
+        log.info("stdin cannot be read on the event loop (%s); using pygls's thread reader", exc)
+        return None
+    return reader
+
+
+class FastStdioMixin:
+    """Mixed into the LanguageServer subclass: `start_io` reads stdin on the event loop."""
+
+    def start_io(self, stdin=None, stdout=None) -> None:
+        try:
+            from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
+        except ImportError:  # a pygls without these internals: its own path still works
+            return super().start_io(stdin, stdout)  # type: ignore[misc]
+
+        self._stop_event = Event()
+        source = stdin or sys.stdin.buffer
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+        async def serve() -> None:
+            reader = await _pipe_reader(source)
+            if reader is None:
+                reader = StdinAsyncReader(source, self.thread_pool)
+            await run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
+                            logger=log, error_handler=self.report_server_error)
+
+        try:
+            asyncio.run(serve())
+        except BrokenPipeError:
+            log.error("Connection to the client is lost! Shutting down the server.")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
