@@ -70,7 +70,10 @@ async def _pipe_reader(stdin) -> asyncio.StreamReader | None:
 
 
 class FastStdioMixin:
-    """Mixed into the LanguageServer subclass: `start_io` reads stdin on the event loop."""
+    """Mixed into the LanguageServer subclass: `start_io` reads stdin on the event loop.
+    `stdin_reader` says which reader serves: "event-loop", "thread" (fallback) or "" (not started)."""
+
+    stdin_reader = ""
 
     def start_io(self, stdin=None, stdout=None) -> None:
         try:
@@ -84,8 +87,10 @@ class FastStdioMixin:
 
         async def serve() -> None:
             reader = await _pipe_reader(source)
+            self.stdin_reader = "event-loop"
             if reader is None:
                 reader = StdinAsyncReader(source, self.thread_pool)
+                self.stdin_reader = "thread"
             await run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
                             logger=log, error_handler=self.report_server_error)
 
