@@ -45,6 +45,7 @@ def test_stdin_from_a_regular_file_falls_back_to_pygls_reader(tmp_path):
     messages = tmp_path / "in.bin"
     messages.write_bytes(
         frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
+        + frame({"jsonrpc": "2.0", "id": 3, "method": "arborTest/seen"})
         + frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
         + frame({"jsonrpc": "2.0", "method": "exit"})
     )
@@ -53,3 +54,4 @@ def test_stdin_from_a_regular_file_falls_back_to_pygls_reader(tmp_path):
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert b'"id": 1' in done.stdout and b'"capabilities"' in done.stdout
     assert b'"id": 2' in done.stdout
+    assert b'"reader": "thread"' in done.stdout
