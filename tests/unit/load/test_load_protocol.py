@@ -45,7 +45,7 @@ def test_stdin_from_a_regular_file_falls_back_to_pygls_reader(tmp_path):
     messages = tmp_path / "in.bin"
     messages.write_bytes(
         frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"capabilities": {}}})
-        + frame({"jsonrpc": "2.0", "id": 3, "method": "arborTest/seen"})
+        + frame({"jsonrpc": "2.0", "id": 3, "method": "arborTest/seen", "params": None})
         + frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"})
         + frame({"jsonrpc": "2.0", "method": "exit"})
     )
