@@ -36,8 +36,9 @@ make_venv() {
 }
 
 install_torch() {
-  if "$VENV/bin/python" -c 'import torch' 2>/dev/null; then
-    say "torch: $("$VENV/bin/python" -c 'import torch; print(torch.__version__)') (present)"; return
+  local have
+  if have="$("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))' 2>/dev/null)"; then
+    say "torch: $have (present)"; return
   fi
   say "installing torch==2.13.0"
   "$VENV/bin/python" -m pip install --quiet torch==2.13.0

@@ -1,0 +1,39 @@
+"""The demo's closing report: the completed line, the context used and the time of each stage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import demo_report  # noqa: E402
+
+
+def test_stage_seconds_are_end_minus_start():
+    assert demo_report.stage_seconds("venv 10.0 10.5\nmodel 11 14.25\n") == [("venv", 0.5), ("model", 3.25)]
+
+
+def test_report_shows_completion_in_its_line_context_and_stages(tmp_path):
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\nproduct = catalog.\n")
+    result = {"text": "find_by_sku(line.sku)", "backend": "embedded", "cache": "miss", "context_tokens": 42,
+              "latency_ms": {"context": 1.5, "backend": 900.0},
+              "snippets": [{"path": "inventory/catalog.py", "symbol": "Catalog.find_by_sku", "kind": "method"}]}
+    text = demo_report.report(result, [("model", 0.25)], f"{source}:2:19")
+    assert "product = catalog.find_by_sku(line.sku)" in text
+    assert "inventory/catalog.py  Catalog.find_by_sku" in text and "1 cross-file snippet(s)" in text
+    assert "model          0.25 s" in text and "backend" in text and "900.0 ms" in text
+
+
+def test_empty_completion_is_said_plainly(tmp_path):
+    source = tmp_path / "a.py"
+    source.write_text("pass\n")
+    text = demo_report.report({"text": "", "snippets": []}, [], f"{source}:1:5")
+    assert "the model offered nothing here" in text and "the current file only" in text
+
+
+def test_demo_script_is_valid_bash():
+    assert subprocess.run(["bash", "-n", str(ROOT / "scripts" / "demo.sh")]).returncode == 0
