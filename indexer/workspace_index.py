@@ -11,7 +11,9 @@ Invariants:
 - A file is re-indexed (its graph entries rebuilt) only when its semantic fingerprint changed;
   `last_flush.reindexed` counts those per flush, `reindexed_files` in total.
 - Subscribers get `(path, fingerprint)` after each fingerprint change ("" when a file left the
-  index); they may be called from the scan thread and must not block.
+  index). With `set_dispatcher(run, owner_thread)`, calls from other threads (the scan) are
+  handed to `run` (e.g. `loop.call_soon_threadsafe`) instead of being made on that thread;
+  calls on the owner thread (edits being flushed) stay synchronous.
 - Scans run wherever `scan` is called (the server calls it in a worker thread); parsing happens
   outside the lock, so edits are never blocked for long.
 """
@@ -65,7 +67,7 @@ class WorkspaceIndex:
         cache_dir: Path | None = None,
     ) -> None:
         self.options = options or ScanOptions()
-        self._snapshot = snapshot
+        self.snapshot_enabled = snapshot
         self._cache_dir = cache_dir
         self._graph = SymbolGraph()
         self._lock = threading.RLock()
@@ -76,8 +78,13 @@ class WorkspaceIndex:
         self._disk_hash: dict[str, str] = {}
         self._disk_trees: OrderedDict[tuple, tuple[languages.Tree, bytes]] = OrderedDict()
         self._subscribers: list[FingerprintCallback] = []
+        self._dispatch: Callable[[Callable[[], None]], None] | None = None
+        self._owner_thread: int | None = None
         self.reindexed_files = 0
         self.last_flush = FlushStats()
+        self.last_scan: ScanReport | None = None
+        self.flush_ms_total = 0.0
+        self.flushes = 0
 
     # ---- roots and scanning
 
@@ -131,6 +138,7 @@ class WorkspaceIndex:
         report.files = sum(report.languages.values())
         report.symbols = self._graph.symbol_count
         report.seconds = time.perf_counter() - started
+        self.last_scan = report
         return report
 
     def _register_go_modules(self, root: str, go_files: Sequence[str]) -> None:
@@ -149,7 +157,7 @@ class WorkspaceIndex:
                 directory = posixpath.dirname(directory)
 
     def _store_for(self, path: str) -> SnapshotStore | None:
-        if not self._snapshot:
+        if not self.snapshot_enabled:
             return None
         root = max((r for r in self._roots if _under(path, r)), key=len, default=None)
         if root is None:
@@ -286,6 +294,7 @@ class WorkspaceIndex:
 
     def flush(self, path: str | None = None) -> FlushStats:
         """Reparse and re-index pending buffers (all, or just `path`)."""
+        started = time.perf_counter()
         notifications: list[tuple[str, str]] = []
         reparsed = reindexed = 0
         marked: set[str] = set()
@@ -313,6 +322,8 @@ class WorkspaceIndex:
             stats = FlushStats(reparsed, reindexed, frozenset(marked))
             if targets:
                 self.last_flush = stats
+                self.flushes += 1
+                self.flush_ms_total += (time.perf_counter() - started) * 1000
         for p, fp in notifications:
             self._notify(p, fp)
         return stats
@@ -383,12 +394,42 @@ class WorkspaceIndex:
         self._subscribers.append(callback)
         return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
 
+    def set_dispatcher(self, run: Callable[[Callable[[], None]], None] | None, owner_thread: int | None = None) -> None:
+        """Deliver notifications raised off `owner_thread` through `run` (None: call directly)."""
+        self._dispatch = run
+        self._owner_thread = owner_thread if owner_thread is not None else threading.get_ident()
+
     def _notify(self, path: str, fingerprint: str) -> None:
+        if self._dispatch is not None and threading.get_ident() != self._owner_thread:
+            self._dispatch(lambda: self._deliver(path, fingerprint))
+        else:
+            self._deliver(path, fingerprint)
+
+    def _deliver(self, path: str, fingerprint: str) -> None:
         for callback in list(self._subscribers):
             try:
                 callback(path, fingerprint)
             except Exception:
                 log.exception("index: fingerprint subscriber failed for %s", path)
+
+    def stats(self) -> dict:
+        """Counters for `arbor/stats`."""
+        scan = self.last_scan
+        return {
+            "files": len(self._graph.files),
+            "symbols": self._graph.symbol_count,
+            "roots": list(self._roots),
+            "openDocuments": len(self._docs),
+            "pending": len(self._pending),
+            "reindexedFiles": self.reindexed_files,
+            "flushes": self.flushes,
+            "flushMsMean": round(self.flush_ms_total / self.flushes, 3) if self.flushes else 0.0,
+            "lastFlush": {"reparsed": self.last_flush.reparsed, "reindexed": self.last_flush.reindexed,
+                          "marked": len(self.last_flush.marked)},
+            "lastScan": None if scan is None else {
+                "files": scan.files, "parsed": scan.parsed, "fromSnapshot": scan.from_snapshot,
+                "seconds": round(scan.seconds, 3), "skipped": len(scan.skipped)},
+        }
 
     def close(self) -> None:
         for store in self._stores.values():

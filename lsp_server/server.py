@@ -18,7 +18,7 @@ from inference.cache import CompletionCache
 
 from . import __version__
 from .config import Settings, load_settings
-from .features import completion, custom, documents, feedback
+from .features import completion, custom, documents, feedback, indexing
 from .features.documents import DocumentListener, OpenDocument
 from .pipeline import CompletionPipeline
 from .protocol import ArborProtocol, FastStdioMixin
@@ -51,6 +51,8 @@ class ArborServer(FastStdioMixin, LanguageServer):
         old, old_task = self._pipeline, self._pipeline_task
         self.settings = settings
         self._refresh_cache()
+        if getattr(self, "indexing", None) is not None:
+            self.indexing.settings_changed()
         self._pipeline, self._pipeline_task = None, None
         if old is not None:
             asyncio.ensure_future(old.aclose())
@@ -165,6 +167,7 @@ def create_server() -> ArborServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: ArborServer, params: types.InitializedParams) -> None:
+        await ls.indexing.start()
         await ls.get_pipeline()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -178,8 +181,10 @@ def create_server() -> ArborServer:
             await ls._pipeline.aclose()
         if ls.cache is not None:
             ls.cache.close()
+        ls.indexing.close()
 
     documents.register(server)
+    indexing.register(server)
     completion.register(server)
     custom.register(server)
     feedback.register(server)

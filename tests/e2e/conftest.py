@@ -43,6 +43,11 @@ def fake_backend() -> Any:
 
 async def start_client(client_name: str, settings: dict[str, Any], root: Path) -> LanguageClient:
     client = await ClientServerConfig(server_command=SERVER).start()
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register_capability(params: types.RegistrationParams) -> None:  # real clients accept these
+        client.registrations = [*getattr(client, "registrations", []), *params.registrations]
+
     client.init_result = await client.initialize_session(types.InitializeParams(
         capabilities=capabilities_of(client_name),
         initialization_options=settings,

@@ -1,0 +1,265 @@
+"""The workspace index inside the server: creation, background scans with `$/progress`, watched
+files, workspace folders, and flushing edited buffers when the user pauses.
+
+Invariants:
+- The event loop never runs a scan: scans and watched-file updates run one at a time on a single
+  worker thread, in the order they were requested.
+- Fingerprint notifications raised on that worker thread are delivered on the event loop, so
+  subscribers (the completion cache) only ever run on the loop thread.
+- Edited buffers are re-indexed when something needs them (a completion request reads the graph)
+  or after `IDLE_FLUSH_S` without edits, whichever comes first.
+- `index.enabled: false` skips the workspace scan and file watching; open buffers stay indexed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from itertools import count
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from indexer import ScanOptions, WorkspaceIndex
+from indexer.languages import EXTENSIONS
+
+from .documents import uri_to_path
+
+if TYPE_CHECKING:
+    from ..config import IndexSettings
+    from ..server import ArborServer
+
+log = logging.getLogger(__name__)
+
+IDLE_FLUSH_S = 0.3
+PROGRESS_INTERVAL_S = 0.1
+WATCHER_ID = "arbor-index-watched-files"
+_tokens = count(1)
+
+
+def scan_options(settings: IndexSettings) -> ScanOptions:
+    return ScanOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
+                       max_file_bytes=settings.max_file_bytes)
+
+
+class IndexingService:
+    """Owns the server's `WorkspaceIndex` and the one worker thread that scans for it."""
+
+    def __init__(self, server: ArborServer) -> None:
+        self.server = server
+        settings = server.settings.index
+        self.index = WorkspaceIndex(scan_options(settings), snapshot=settings.snapshot)
+        self.applied = settings
+        self.started = False
+        self.closed = False
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-index")
+        self._idle_handle: asyncio.TimerHandle | None = None
+
+    # ---- document listener: flush after a pause in typing
+    def did_open(self, path: str, text: str, language_id: str) -> None:
+        self._schedule_flush()
+
+    def did_change(self, path: str, edits: Any, new_text: str) -> None:
+        self._schedule_flush()
+
+    def did_close(self, path: str) -> None:
+        pass
+
+    def _schedule_flush(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        self._idle_handle = loop.call_later(IDLE_FLUSH_S, self._flush)
+
+    def _flush(self) -> None:
+        self._idle_handle = None
+        try:
+            self.index.flush()
+        except Exception:
+            log.exception("index: flushing edited buffers failed")
+
+    # ---- scans
+    async def run(self, func, *args) -> Any:
+        """Run `func(*args)` on the index's worker thread (nothing once the service is closed)."""
+        if self.closed:
+            return None
+        return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)
+
+    async def start(self) -> None:
+        """Called once at `initialized`: watch files, then scan the workspace folders."""
+        loop = asyncio.get_running_loop()
+        self.index.set_dispatcher(loop.call_soon_threadsafe)
+        self.applied = self.server.settings.index
+        self.index.options = scan_options(self.applied)
+        self.index.snapshot_enabled = self.applied.snapshot
+        self.started = True
+        if not self.server.settings.index.enabled:
+            log.info("index: disabled by settings; only open buffers are indexed")
+            return
+        # neither waits for the other, and `initialized` waits for neither
+        asyncio.ensure_future(self._register_watchers())
+        roots = self._workspace_roots()
+        if roots:
+            asyncio.ensure_future(self.scan(roots))
+
+    def _workspace_roots(self) -> list[str]:
+        folders = getattr(self.server.workspace, "folders", None) or {}
+        roots = [uri_to_path(folder.uri) for folder in folders.values()]
+        if not roots and self.server.workspace_root:
+            roots = [self.server.workspace_root]
+        return roots
+
+    async def scan(self, roots: list[str] | None = None, title: str = "Indexing") -> None:
+        """Scan `roots` (default: the known roots) on the worker thread, reporting `$/progress`."""
+        if self.closed:
+            return
+        progress = await _Progress.open(self.server, title)
+        try:
+            report = await self.run(self.index.scan, roots, progress.callback)
+        except Exception as exc:
+            log.exception("index: scan failed")
+            progress.close(f"Indexing failed: {exc}")
+            return
+        if report is None:  # closed while waiting
+            progress.close("Indexing stopped")
+            return
+        self.server.stats.count("index_scans")
+        log.info("index: %d files, %d symbols in %.2fs (%d parsed, %d from snapshot, %d skipped)",
+                 report.files, report.symbols, report.seconds, report.parsed, report.from_snapshot,
+                 len(report.skipped))
+        progress.close(f"Indexed {report.files} files ({report.symbols} symbols) in {report.seconds:.1f}s")
+
+    def settings_changed(self) -> None:
+        """Apply new `index.*` settings: rescan with the new file selection if it changed."""
+        settings = self.server.settings.index
+        if settings == self.applied:
+            return
+        self.applied = settings
+        self.index.options = scan_options(settings)
+        self.index.snapshot_enabled = settings.snapshot
+        if self.started and settings.enabled:
+            asyncio.ensure_future(self.scan(self._workspace_roots()))
+
+    # ---- watched files and workspace folders
+    async def _register_watchers(self) -> None:
+        caps = self.server.client_capabilities.workspace
+        watched = caps.did_change_watched_files if caps is not None else None
+        if watched is None or not watched.dynamic_registration:
+            log.info("index: client cannot watch files for us; files changed outside the editor are "
+                     "picked up at the next scan")
+            return
+        extensions = ",".join(sorted(ext.lstrip(".") for ext in EXTENSIONS))
+        watchers = [types.FileSystemWatcher(glob_pattern=f"**/*.{{{extensions}}}"),
+                    types.FileSystemWatcher(glob_pattern="**/.gitignore"),
+                    types.FileSystemWatcher(glob_pattern="**/go.mod")]
+        options = types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers)
+        registration = types.Registration(id=WATCHER_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                          register_options=options)
+        try:
+            await self.server.client_register_capability_async(types.RegistrationParams(registrations=[registration]))
+        except Exception as exc:
+            log.warning("index: registering file watchers failed: %s", exc)
+
+    def files_changed(self, changes: list[types.FileEvent]) -> None:
+        rescan = False
+        updates: list[tuple[str, bool]] = []
+        for change in changes:
+            path = uri_to_path(change.uri)
+            if path.endswith(("/.gitignore", "/go.mod")):
+                rescan = True
+            else:
+                updates.append((path, change.type == types.FileChangeType.Deleted))
+
+        def apply() -> None:
+            for path, deleted in updates:
+                if deleted:
+                    self.index.file_deleted(path)
+                else:
+                    self.index.file_changed_on_disk(path)
+
+        asyncio.ensure_future(self.run(apply))
+        if rescan:
+            asyncio.ensure_future(self.scan())
+
+    def folders_changed(self, event: types.WorkspaceFoldersChangeEvent) -> None:
+        for folder in event.removed or []:
+            asyncio.ensure_future(self.run(self.index.remove_root, uri_to_path(folder.uri)))
+        added = [uri_to_path(folder.uri) for folder in event.added or []]
+        if added and self.server.settings.index.enabled:
+            asyncio.ensure_future(self.scan(added))
+
+    def close(self) -> None:
+        self.closed = True
+        if self._idle_handle is not None:
+            self._idle_handle.cancel()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self.index.close()
+
+
+class _Progress:
+    """Work-done progress for one scan ("Indexing" / "120/840 files"), if the client supports it."""
+
+    def __init__(self, server: ArborServer, token: str | None) -> None:
+        self.server = server
+        self.token = token
+        self.loop = asyncio.get_running_loop()
+        self._last = 0.0
+
+    @classmethod
+    async def open(cls, server: ArborServer, title: str) -> _Progress:
+        window = server.client_capabilities.window
+        if window is None or not window.work_done_progress:
+            return cls(server, None)
+        token = f"arbor-index-{next(_tokens)}"
+        try:
+            await server.work_done_progress.create_async(token)
+            server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                title=title, message="listing files", percentage=0, cancellable=False))
+        except Exception as exc:
+            log.info("index: no progress reporting: %s", exc)
+            return cls(server, None)
+        return cls(server, token)
+
+    def callback(self, done: int, total: int) -> None:
+        """Called on the worker thread; reports at most every PROGRESS_INTERVAL_S (and the end)."""
+        if self.token is None:
+            return
+        now = time.monotonic()
+        if done not in (0, total) and now - self._last < PROGRESS_INTERVAL_S:
+            return
+        self._last = now
+        self.loop.call_soon_threadsafe(self._report, done, total)
+
+    def _report(self, done: int, total: int) -> None:
+        percentage = int(100 * done / total) if total else 100
+        self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
+            message=f"{done}/{total} files", percentage=percentage))
+
+    def close(self, message: str) -> None:
+        if self.token is not None:
+            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+
+
+def register(server: ArborServer) -> IndexingService:
+    """Create the index, make it a document listener, and handle watched files and folders."""
+    service = IndexingService(server)
+    server.index = service.index
+    server.indexing = service
+    server.document_listeners.append(service.index)
+    server.document_listeners.append(service)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: ArborServer, params: types.DidChangeWatchedFilesParams) -> None:
+        if ls.settings.index.enabled:
+            service.files_changed(params.changes)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(ls: ArborServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
+        service.folders_changed(params.event)
+
+    return service
