@@ -60,6 +60,7 @@ class ServerRun:
     rss_mb_before: float | None = None
     rss_mb_after: float | None = None
     startup_s: float | None = None
+    settle_s: float | None = None  # after start-up, until the server's CPU went idle
     rss_samples: list[tuple[float, float]] = field(default_factory=list)  # (seconds since start, MiB)
     exit_code: int | None = None
     crashed: bool = False
@@ -76,6 +77,7 @@ class ServerRun:
             "command": self.spec.argv,
             "description": self.spec.description,
             "startup_s": self.startup_s,
+            "settle_s": self.settle_s,
             "rss_mb_before": self.rss_mb_before,
             "rss_mb_after": self.rss_mb_after,
             "rss_growth_percent": growth,
@@ -108,6 +110,20 @@ async def sample_rss(run: ServerRun, pid: int, started: float, every_s: float = 
         await asyncio.sleep(every_s)
 
 
+async def wait_until_idle(pid: int, *, window_s: float = 0.5, max_busy: float = 0.05,
+                          timeout_s: float = 120.0) -> float:
+    """Wait until process `pid` used less than `max_busy` of a core over `window_s` (its start-up
+    work, such as indexing the workspace, is done); returns the seconds waited."""
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout_s:
+        before = cpu_seconds(pid)
+        await asyncio.sleep(window_s)
+        after = cpu_seconds(pid)
+        if before is None or after is None or (after - before) / window_s < max_busy:
+            break
+    return round(time.perf_counter() - started, 3)
+
+
 async def run_server(spec: ServerSpec, ws: BenchWorkspace, scenarios: list[str], opts: LoadOptions,
                      *, sweep: bool, log_dir: Path) -> ServerRun:
     run = ServerRun(spec)
@@ -121,6 +137,7 @@ async def run_server(spec: ServerSpec, ws: BenchWorkspace, scenarios: list[str],
             raise RuntimeError(f"initialize failed: {reply.error}")
         await barrier(client)
         run.startup_s = round(time.perf_counter() - started, 3)
+        run.settle_s = await wait_until_idle(client.pid)
         run.rss_mb_before = rss_mb(client.pid)
         sampler = asyncio.ensure_future(sample_rss(run, client.pid, time.perf_counter(),
                                                    every_s=max(1.0, opts.duration_s / 600)))
