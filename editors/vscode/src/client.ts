@@ -14,7 +14,6 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
   State,
-  TransportKind,
 } from "vscode-languageclient/node";
 import { resolveExecutable } from "./executable";
 import { ShownCompletion, withAcceptCommand } from "./feedback";
@@ -74,12 +73,9 @@ export class ArborClient implements vscode.Disposable {
     }
     const args = config.get<string[]>("server.args", []);
     this.output.info(`starting ${resolution.path} ${args.join(" ")}`);
-    const serverOptions: ServerOptions = {
-      command: resolution.path,
-      args,
-      transport: TransportKind.stdio,
-      options: { cwd: folders[0] },
-    };
+    // No `transport`: with TransportKind.stdio the client would append `--stdio` to the arguments;
+    // plain `arbor-ls` already serves LSP on stdin/stdout.
+    const serverOptions: ServerOptions = { command: resolution.path, args, options: { cwd: folders[0] } };
     const client = new LanguageClient("arbor", "arbor-ls", serverOptions, this.clientOptions());
     this.client = client;
     client.onDidChangeState((event) => {

@@ -52,7 +52,7 @@ test("serverSettings sends only explicitly set server keys, in the server's shap
 
 test("package.json contributes the server settings the brief names", () => {
   const keys = contributedKeys(packageJson);
-  for (const key of ["arbor.backends", "arbor.completion.multiline", "arbor.completion.debounceMs", "arbor.context.budgetTokens"]) {
+  for (const key of ["arbor.backends", "arbor.completion.multiline", "arbor.context.budgetTokens"]) {
     assert.ok(keys.includes(key), `${key} is contributed`);
   }
   for (const key of ["arbor.enable", "arbor.server.path", "arbor.server.args"]) {

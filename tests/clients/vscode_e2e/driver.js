@@ -1,0 +1,271 @@
+// End-to-end test of the arbor-ls VS Code extension in real VS Code (code-server) driven through
+// headless Debian chromium with puppeteer-core.
+//
+// Steps: start the fake OpenAI-compatible backend and code-server (the .vsix already installed by
+// vscode_e2e.sh), open main.py, type a line, wait for the ghost text that the real arbor-ls server
+// produced from the fake backend's answer, screenshot it, press Tab, check the inserted text,
+// screenshot again. Prints one JSON line with the outcome and timings; exits non-zero on failure.
+//
+// Environment (set by vscode_e2e.sh): REPO, PYTHON, CODE_SERVER_ENTRY, EXTENSIONS_DIR, WORK_DIR,
+// ARTIFACTS_DIR, CHROMIUM.
+"use strict";
+
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const net = require("node:net");
+const path = require("node:path");
+const puppeteer = require("puppeteer-core");
+
+const env = (name) => {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set`);
+  return value;
+};
+
+const REPO = env("REPO");
+const PYTHON = env("PYTHON");
+const WORK_DIR = env("WORK_DIR");
+const ARTIFACTS_DIR = env("ARTIFACTS_DIR");
+const COMPLETION = "a + b";
+const TIMEOUT_MS = 120_000;
+
+const children = [];
+const started = Date.now();
+const marks = {};
+const mark = (name) => (marks[name] = Date.now() - started);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+function launch(name, command, args, options) {
+  const child = spawn(command, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+  const log = fs.createWriteStream(path.join(ARTIFACTS_DIR, `${name}.log`));
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
+  children.push(child);
+  return child;
+}
+
+function firstLine(child) {
+  return new Promise((resolve, reject) => {
+    let buffer = "";
+    child.stdout.on("data", (data) => {
+      buffer += data.toString();
+      const newline = buffer.indexOf("\n");
+      if (newline >= 0) resolve(buffer.slice(0, newline).trim());
+    });
+    child.on("exit", (code) => reject(new Error(`exited with ${code} before printing`)));
+  });
+}
+
+async function waitForHttp(url, deadline) {
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not answer in time`);
+}
+
+function writeWorkspace(backendUrl) {
+  const workspace = path.join(WORK_DIR, "workspace");
+  const userDir = path.join(WORK_DIR, "user-data", "User");
+  fs.rmSync(workspace, { recursive: true, force: true });
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.mkdirSync(userDir, { recursive: true });
+  fs.writeFileSync(path.join(workspace, "main.py"), "def add(a, b):\n");
+  const settings = {
+    "arbor.server.path": path.join(path.dirname(PYTHON), "arbor-ls"),
+    "arbor.backends": [
+      { name: "fake", kind: "openai", url: backendUrl, model: "m", modelFamily: "qwen2.5-coder", timeoutMs: 5000 },
+    ],
+    "arbor.server.args": ["--log-level", process.env.ARBOR_E2E_LOG_LEVEL || "info"],
+    "editor.inlineSuggest.enabled": true,
+    "editor.quickSuggestions": { other: false, comments: false, strings: false },
+    "editor.suggestOnTriggerCharacters": false,
+    "editor.autoIndent": "none",
+    "workbench.startupEditor": "none",
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.disableAIFeatures": true,
+    "workbench.tips.enabled": false,
+    "workbench.welcomePage.walkthroughs.openOnInstall": false,
+    "security.workspace.trust.enabled": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.ignoreRecommendations": true,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "window.zoomLevel": 1,
+  };
+  fs.writeFileSync(path.join(userDir, "settings.json"), JSON.stringify(settings, null, 2));
+  return workspace;
+}
+
+async function editorText(page) {
+  return page.$$eval(".monaco-editor .view-lines .view-line", (lines) =>
+    lines
+      .map((line) => ({ top: parseFloat(line.style.top) || 0, text: line.textContent.replace(/\u00a0/g, " ") }))
+      .sort((a, b) => a.top - b.top)
+      .map((line) => line.text),
+  );
+}
+
+async function main() {
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const deadline = Date.now() + TIMEOUT_MS;
+
+  const backend = launch("fake-backend", PYTHON, ["-m", "tests.fakes.openai_server", "--port", "0", "--reply", COMPLETION], {
+    cwd: REPO,
+  });
+  const backendUrl = await firstLine(backend);
+  mark("backend");
+
+  const workspace = writeWorkspace(backendUrl);
+  const port = await freePort();
+  launch(
+    "code-server",
+    process.execPath,
+    [
+      env("CODE_SERVER_ENTRY"),
+      "--auth", "none",
+      "--bind-addr", `127.0.0.1:${port}`,
+      "--disable-telemetry",
+      "--disable-update-check",
+      "--disable-workspace-trust",
+      "--disable-getting-started-override",
+      "--extensions-dir", env("EXTENSIONS_DIR"),
+      "--user-data-dir", path.join(WORK_DIR, "user-data"),
+      workspace,
+    ],
+    { cwd: WORK_DIR, env: { ...process.env, XDG_CONFIG_HOME: path.join(WORK_DIR, "xdg-config") } },
+  );
+  await waitForHttp(`http://127.0.0.1:${port}/healthz`, deadline);
+  mark("codeServer");
+
+  const browser = await puppeteer.launch({
+    executablePath: env("CHROMIUM"),
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--window-size=1280,800",
+    ],
+    defaultViewport: { width: 1280, height: 800 },
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}`, { waitUntil: "domcontentloaded" });
+    await page.waitForSelector(".monaco-workbench", { timeout: deadline - Date.now() });
+    mark("workbench");
+
+    // The extension's status bar item shows once it has started the server.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".statusbar-item")].some((item) => /arbor/.test(item.textContent || "")),
+      { timeout: deadline - Date.now() },
+    );
+
+    // Open main.py from the explorer, click into its first line, and start a new line below it.
+    // Locators retry until the element is attached, visible and stable (the workbench re-renders).
+    await page
+      .locator('.explorer-folders-view .monaco-list-row[aria-label*="main.py"]')
+      .setTimeout(deadline - Date.now())
+      .click();
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".monaco-editor .view-line")].some((line) => /def/.test(line.textContent || "")),
+      { timeout: 20_000 },
+    );
+    await page.locator(".monaco-editor .view-lines").setTimeout(20_000).click();
+    await page.waitForFunction(() => document.activeElement && document.activeElement.closest(".monaco-editor"), {
+      timeout: 20_000,
+    });
+    await page.keyboard.down("Control");
+    await page.keyboard.press("Home");
+    await page.keyboard.up("Control");
+    mark("fileOpen");
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("    return ", { delay: 40 });
+    mark("typed");
+
+    const ghost = await page.waitForFunction(
+      (expected) => {
+        // Inline ghost text is drawn in decorations whose class names contain "ghost-text";
+        // the editor renders spaces as U+00A0.
+        const parts = [...document.querySelectorAll('.monaco-editor [class*="ghost-text"]')];
+        const text = parts.map((part) => (part.textContent || "").replace(/\u00a0/g, " ")).join("");
+        return text.includes(expected) ? text : false;
+      },
+      { timeout: 30_000 },
+      COMPLETION,
+    );
+    const ghostText = await ghost.jsonValue();
+    mark("ghost");
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-ghost-text.png") });
+
+    await page.keyboard.press("Tab");
+    await page.waitForFunction(
+      () => ![...document.querySelectorAll('.monaco-editor [class*="ghost-text"]')].some((part) => part.textContent),
+      { timeout: 10_000 },
+    );
+    const lines = await editorText(page);
+    mark("accepted");
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-accepted.png") });
+
+    const statusTexts = await page.$$eval(".statusbar-item", (items) => items.map((item) => item.textContent || ""));
+    const expectedLine = `    return ${COMPLETION}`;
+    const ok = lines.includes(expectedLine);
+    console.log(
+      JSON.stringify({
+        ok,
+        ghostText,
+        lines,
+        expectedLine,
+        status: statusTexts.filter((text) => /arbor/.test(text)),
+        ms: marks,
+        artifacts: ["vscode-ghost-text.png", "vscode-accepted.png"].map((name) => path.join(ARTIFACTS_DIR, name)),
+      }),
+    );
+    return ok ? 0 : 1;
+  } catch (error) {
+    const pages = await browser.pages();
+    if (pages.length) {
+      const page = pages[pages.length - 1];
+      await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-failure.png") }).catch(() => {});
+      const html = await page
+        .$$eval(".monaco-editor .lines-content", (nodes) => nodes.map((node) => node.outerHTML).join("\n"))
+        .catch(() => "");
+      fs.writeFileSync(path.join(ARTIFACTS_DIR, "vscode-failure-editor.html"), html);
+    }
+    throw error;
+  } finally {
+    await browser.close();
+  }
+}
+
+main()
+  .then((code) => {
+    process.exitCode = code;
+  })
+  .catch((error) => {
+    console.error(`vscode e2e failed: ${error && error.stack ? error.stack : error}`);
+    console.log(JSON.stringify({ ok: false, error: String(error), ms: marks }));
+    process.exitCode = 1;
+  })
+  .finally(() => {
+    for (const child of children) child.kill("SIGTERM");
+  });
