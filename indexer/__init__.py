@@ -14,7 +14,8 @@ Public API (stable names; see each module's docstring for invariants):
 from indexer.fingerprint import semantic_fingerprint
 from indexer.graph import FileUpdate, SymbolGraph
 from indexer.languages import LANGUAGES, get_parser, language_for_id, language_for_path, parse
-from indexer.tags import Definition, FileTags, Import, Reference, extract_tags
+from indexer.references import Reference, References
+from indexer.tags import Definition, FileTags, Import, extract_tags
 from indexer.workspace import ScanOptions, ScanReport, Skipped
 from indexer.workspace_index import FlushStats, WorkspaceIndex
 
@@ -26,6 +27,7 @@ __all__ = [
     "FlushStats",
     "Import",
     "Reference",
+    "References",
     "ScanOptions",
     "ScanReport",
     "Skipped",

@@ -39,6 +39,12 @@ class FileUpdate:
     marked: frozenset[str] = field(default_factory=frozenset)
 
 
+def _name_counts(tags: FileTags) -> dict[str, int]:
+    refs = tags.references
+    counter = getattr(refs, "name_counts", None)
+    return counter() if counter is not None else dict(Counter(r.name for r in refs))
+
+
 class SymbolGraph:
     """Files, symbols and edges of one workspace (see module docstring for the invariants)."""
 
@@ -49,7 +55,7 @@ class SymbolGraph:
         self._resolved: dict[str, tuple[tuple[str, ...], ...]] = {}
         self._importers: dict[str, set[str]] = defaultdict(set)
         self._defs_by_name: dict[str, set[str]] = defaultdict(set)
-        self._ref_counts: dict[str, Counter[str]] = {}
+        self._ref_counts: dict[str, dict[str, int]] = {}
         self._referrers: dict[str, set[str]] = defaultdict(set)
         self._out_edges: dict[str, dict[str, float]] = {}
         self._stale: set[str] = set()
@@ -78,7 +84,7 @@ class SymbolGraph:
             for d in tags.definitions:
                 self._defs_by_name[d.name].add(path)
             self._symbol_count += len(tags.definitions)
-            counts = Counter(r.name for r in tags.references)
+            counts = _name_counts(tags)
             self._ref_counts[path] = counts
             for name in counts:
                 self._referrers[name].add(path)
@@ -321,7 +327,7 @@ class SymbolGraph:
         definitions, weighted toward names `focus_path` refers to."""
         file_rank = self.rank(focus_path)
         with self._lock:
-            focus_refs = self._ref_counts.get(focus_path, Counter())
+            focus_refs = self._ref_counts.get(focus_path, {})
             scored: list[tuple[float, str, Definition]] = []
             for path, score in file_rank.items():
                 if path == focus_path or score <= 0 or path not in self._tags:

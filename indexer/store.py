@@ -23,7 +23,8 @@ from pathlib import Path
 import xxhash
 
 from indexer import languages
-from indexer.tags import Definition, FileTags, Import, Reference
+from indexer.references import Reference, References
+from indexer.tags import Definition, FileTags, Import
 
 log = logging.getLogger("arbor.indexer")
 
@@ -76,7 +77,7 @@ def decode_tags(data: bytes) -> FileTags:
     return FileTags(
         language=language,
         definitions=tuple(Definition(*d) for d in defs),
-        references=tuple(Reference(*r) for r in refs),
+        references=References.from_items([Reference(*r) for r in refs]),
         imports=tuple(Import(*i) for i in imports),
         package=package,
         fingerprint=fingerprint,

@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from indexer import languages
 from indexer.fingerprint import code_words, semantic_fingerprint
 from indexer.import_syntax import build_imports
+from indexer.references import Reference, References
 from indexer.spans import LineIndex, SpanSet, cut_out, merge_spans, unique_sorted
 
 DEFINITION_KINDS = frozenset(
@@ -60,16 +62,6 @@ class Definition:
 
 
 @dataclass(frozen=True, slots=True)
-class Reference:
-    """A use of `name` at `line`/`byte` (the name node's start)."""
-
-    name: str
-    kind: str
-    line: int
-    byte: int
-
-
-@dataclass(frozen=True, slots=True)
 class Import:
     """One imported module, as written.
 
@@ -94,7 +86,7 @@ class FileTags:
 
     language: str
     definitions: tuple[Definition, ...] = ()
-    references: tuple[Reference, ...] = ()
+    references: Sequence[Reference] = ()  # a `References` (lazy) or a tuple
     imports: tuple[Import, ...] = ()
     package: str | None = None
     fingerprint: str = ""
@@ -234,16 +226,14 @@ def _looks_constant(name: str) -> bool:
 def _references(
     caps: dict, source: bytes, lines: LineIndex, def_name_bytes: set, imports: list,
     skip_spans: list, import_spans: SpanSet,
-) -> tuple[Reference, ...]:
-    best: dict[int, tuple[str, int]] = {}
+) -> References:
+    best: dict[int, tuple[int, str]] = {}
     for key, kind in reversed(_REF_KEYS):  # most specific last, so it wins
         for start, end in caps.get(key, ()):
-            best[start] = (kind, end)
-    out = [
-        Reference(source[start:end].decode("utf-8", "replace"), kind, lines.line_of(start), start)
-        for start, (kind, end) in best.items()
-        if start not in def_name_bytes
-    ]
+            best[start] = (end, kind)
+    for start in def_name_bytes:
+        best.pop(start, None)
+    spans = [(start, end, kind) for start, (end, kind) in best.items()]
     bound = {name for imp in imports for name in imp.local_names}
     bound.update(imp.alias for imp in imports if imp.alias)
     bound.discard("")
@@ -252,13 +242,17 @@ def _references(
         pattern = re.compile(
             rb"(?<![" + _WORD_CHARS + rb"])(?:" + alternatives + rb")(?![" + _WORD_CHARS + rb"])"
         )
-        skip = SpanSet(merge_spans(skip_spans))
+        skip: SpanSet | None = None
         for m in pattern.finditer(source):
             start = m.start()
-            if start in best or start in def_name_bytes or skip.contains(start) or import_spans.contains(start):
+            if start in best or start in def_name_bytes or import_spans.contains(start):
                 continue
-            if start > 0 and source[start - 1:start] == b".":
+            if start > 0 and source[start - 1] == 0x2E:  # "."
                 continue
-            out.append(Reference(m.group().decode("utf-8", "replace"), "identifier", lines.line_of(start), start))
-    out.sort(key=lambda r: r.byte)
-    return tuple(out)
+            if skip is None:
+                skip = SpanSet(merge_spans(skip_spans))
+            if skip.contains(start):
+                continue
+            spans.append((start, m.end(), "identifier"))
+    spans.sort()
+    return References.from_spans(source, spans, lines)

@@ -1,0 +1,107 @@
+"""`References`: a file's references as an immutable sequence of `Reference`, built lazily.
+
+A file has many references and most consumers only need how often each name is used (the graph's
+reference edges), so the `Reference` objects are made on first iteration, from the byte spans
+the tags query found. Name counts come from the raw bytes without building them.
+
+Invariants:
+- Items are ordered by byte offset, one per name node; equality is by content, with any other
+  `References` or with a tuple of `Reference`.
+- `name_counts()` equals `Counter(r.name for r in self)`.
+- Instances are safe to share between threads (materialising twice yields equal tuples).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import overload
+
+from indexer.spans import LineIndex
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A use of `name` at `line`/`byte` (the name node's start)."""
+
+    name: str
+    kind: str
+    line: int
+    byte: int
+
+
+class References(Sequence):
+    """Lazily materialised references; construct with `from_spans` or `from_items`."""
+
+    __slots__ = ("_source", "_spans", "_lines", "_items", "_counts")
+
+    def __init__(self) -> None:
+        self._source: bytes = b""
+        self._spans: list[tuple[int, int, str]] = []
+        self._lines: LineIndex | None = None
+        self._items: tuple[Reference, ...] | None = None
+        self._counts: dict[str, int] | None = None
+
+    @classmethod
+    def from_spans(cls, source: bytes, spans: list[tuple[int, int, str]], lines: LineIndex) -> References:
+        """References at (start, end, kind) spans of `source`, already sorted by start."""
+        refs = cls()
+        refs._source, refs._spans, refs._lines = source, spans, lines
+        return refs
+
+    @classmethod
+    def from_items(cls, items: Sequence[Reference]) -> References:
+        refs = cls()
+        refs._items = tuple(items)
+        return refs
+
+    def _materialise(self) -> tuple[Reference, ...]:
+        items = self._items
+        if items is None:
+            source, line_of = self._source, self._lines.line_of  # type: ignore[union-attr]
+            items = tuple(
+                Reference(source[s:e].decode("utf-8", "replace"), kind, line_of(s), s)
+                for s, e, kind in self._spans
+            )
+            self._items = items
+        return items
+
+    def name_counts(self) -> dict[str, int]:
+        """How many references each name has."""
+        counts = self._counts
+        if counts is None:
+            if self._items is not None:
+                counts = dict(Counter(r.name for r in self._items))
+            else:
+                source = self._source
+                raw = Counter(source[s:e] for s, e, _ in self._spans)
+                counts = {name.decode("utf-8", "replace"): n for name, n in raw.items()}
+            self._counts = counts
+        return counts
+
+    def __len__(self) -> int:
+        return len(self._items) if self._items is not None else len(self._spans)
+
+    @overload
+    def __getitem__(self, index: int) -> Reference: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Reference, ...]: ...
+    def __getitem__(self, index):
+        return self._materialise()[index]
+
+    def __iter__(self) -> Iterator[Reference]:
+        return iter(self._materialise())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, References):
+            return self._materialise() == other._materialise()
+        if isinstance(other, tuple):
+            return self._materialise() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._materialise())
+
+    def __repr__(self) -> str:
+        return f"References({list(self._materialise())!r})"
