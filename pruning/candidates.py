@@ -230,7 +230,7 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
             return None
 
         def draw(form: str, limit: int) -> RenderedSnippet:
-            return render(item.node, source, syntax, form, parents=True, members=members, limit=limit)
+            return render(item.node, source, syntax, form, parents=True, members=members or None, limit=limit)
 
         symbol, kind, lines, where = scope.name, scope.kind, scope.end_line - scope.start_line + 1, path
     else:
@@ -238,7 +238,7 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
         lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
 
         def draw(form: str, limit: int) -> RenderedSnippet | None:
-            return lookup.render(item, form, members, limit)
+            return lookup.render(item, form, members or None, limit)
 
         symbol, where = definition.name, item.path  # type: ignore[attr-defined]
     current = isinstance(item, _Local)

@@ -147,7 +147,7 @@ class IndexLookup:
         start = found.definition.start_byte  # type: ignore[attr-defined]
         for other in tags.definitions:
             if other.name == container and other.start_byte < start < other.end_byte:
-                return _line_at(source, other.start_byte).rstrip() + "\n"
+                return _line_at(source, other.name_byte or other.start_byte).rstrip() + "\n"
         return ""
 
 

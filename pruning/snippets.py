@@ -94,6 +94,8 @@ def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str
     if not syntax.indent_blocks:
         lines[0] += " {"
     class_name = scope.name
+    if members is not None and not any(_member_name(m, syntax) in members for m in body.named_children):  # type: ignore[attr-defined]
+        members = None  # none of the wanted names is a member here: show the members in order
     shown = 0
     for index, member in enumerate(body.named_children):  # type: ignore[attr-defined]
         if members is not None and not _wanted(member, syntax, members, class_name):
@@ -111,6 +113,13 @@ def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str
     if not syntax.indent_blocks:
         lines.append(indent + "}")
     return "\n".join(lines)
+
+
+def _member_name(member: object, syntax: Syntax) -> str:
+    inner = member
+    while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
+        inner = inner.named_children[-1]  # type: ignore[attr-defined]
+    return name_of(inner) if inner.type in syntax.scopes else ""  # type: ignore[attr-defined]
 
 
 def _wanted(member: object, syntax: Syntax, members: frozenset[str], class_name: str) -> bool:
