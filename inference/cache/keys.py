@@ -85,19 +85,51 @@ def exact_key(request: CompletionRequest, prompt: str, model_id: str, template: 
                     *_dependency_parts(deps)])
 
 
+_COMMENT_STARTS = ("#", "//", "/*", "*", "--", ";")
+TAIL_LINES = 4
+
+
+def local_tail(prefix: str, lines: int = TAIL_LINES) -> str:
+    """The code right before the cursor, normalised: the cursor line and the `lines - 1` non-blank
+    lines above it, each with runs of whitespace collapsed to one space.
+
+    Comments are kept: the line after a comment often says what the comment announced, so a
+    comment right above the cursor is part of the local context (comment changes further away
+    do not touch the tail).
+    """
+    out: list[str] = []
+    end = len(prefix)
+    while end >= 0 and len(out) < lines:
+        start = prefix.rfind("\n", 0, end) + 1
+        line = " ".join(prefix[start:end].split())
+        if not out or line:
+            out.append(line)
+        if start == 0:
+            break
+        end = start - 1
+    return "\n".join(reversed(out))
+
+
 def semantic_cache_key(request: CompletionRequest, model_id: str, template: str,
                        deps: Dependencies | None = None) -> str | None:
     """Key of the normalised local context, or None when pruning gave no `semantic_key`.
 
     The local context itself (scope syntax fingerprint, normalised cursor line, snippet
     fingerprints) is pruning's `semantic_key`; this adds what else decides the completion's text:
-    the model, its prompt format, the sampling settings, the language and the dependency versions.
+    the model, its prompt format, the sampling settings, the file, the language, the dependency
+    versions and `local_tail` (the last few non-blank lines before the cursor, whitespace-blind). The tail keeps keys apart where pruning's scope fingerprint is coarse (at
+    module level it is the cursor line alone), and the file keeps look-alike places in different
+    files apart: otherwise two different places would share one answer. No key (None) when the
+    tail holds no code at all.
     """
     if not request.semantic_key:
         return None
+    tail = local_tail(request.prefix)
+    if not any(line and not line.startswith(_COMMENT_STARTS) for line in tail.split("\n")):
+        return None  # no code before the cursor: nothing local to be equivalent to
     deps = foreign_dependencies(request) if deps is None else deps
-    return _digest(["semantic", model_id, template, request.language, request.semantic_key,
-                    *sampling_signature(request), *_dependency_parts(deps)])
+    return _digest(["semantic", model_id, template, request.path, request.language, request.semantic_key,
+                    tail, *sampling_signature(request), *_dependency_parts(deps)])
 
 
 def dependency_group(deps: Dependencies) -> str | None:

@@ -2,7 +2,7 @@
 
 Lookup order: typing-through -> exact (memory) -> disk -> semantic (memory) -> shared (exact key,
 then semantic key). A hit in a slower tier is copied into the faster ones that use the same key
-(disk -> exact; shared exact -> exact and disk; shared semantic -> semantic).
+(disk -> exact and semantic; shared exact -> exact, disk and semantic; shared semantic -> semantic).
 
 Invariants:
 - No tier serves text built from a version of a depended-on file other than the one the request
@@ -105,12 +105,14 @@ class CompletionCache:
         text = self.exact.get(key)
         if text is not None:
             return CacheHit(text, "exact")
+        skey = semantic_cache_key(request, model_id, template, deps)
         if self.disk is not None:
             text = self.disk.get(key)
             if text is not None:
                 self.exact.put(key, text, deps)
+                if skey is not None and self.semantic is not None:
+                    self.semantic.put(skey, text, request.prefix, deps)
                 return CacheHit(text, "disk")
-        skey = semantic_cache_key(request, model_id, template, deps)
         if skey is not None and self.semantic is not None:
             text = self.semantic.get(skey, request.prefix, request.suffix, verify)
             if text is not None:
@@ -125,6 +127,8 @@ class CompletionCache:
             self.exact.put(key, text, deps)
             if self.disk is not None:
                 self.disk.put(key, text, deps)
+            if skey is not None and self.semantic is not None:
+                self.semantic.put(skey, text, request.prefix, deps)
             return CacheHit(text, "shared")
         if skey is None or self.semantic is None:
             return None

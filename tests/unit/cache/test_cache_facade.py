@@ -49,9 +49,10 @@ def test_partial_stream_is_typed_through():
 
 def test_semantic_hit_uses_the_callers_verify():
     cache = memory_cache(typing=False)
-    r = request("def f():\n    ", deps=DEPS, semantic_key="s1")
+    body = "def f():\n    a = 1\n    b = 2\n    "
+    r = request(body, deps=DEPS, semantic_key="s1")
     cache.store(r, render(r), MODEL, TEMPLATE, "return 1")
-    moved = request("# new comment\ndef f():\n    ", deps=DEPS, semantic_key="s1")
+    moved = request("import os\n\n" + body, deps=DEPS, semantic_key="s1")  # an edit further up
     seen = []
     hit = cache.lookup(moved, render(moved), MODEL, TEMPLATE, verify=lambda t: seen.append(t) or t.upper())
     assert hit.tier == "semantic" and hit.text == "RETURN 1" and seen == ["return 1"]

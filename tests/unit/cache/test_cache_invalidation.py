@@ -14,7 +14,7 @@ from .helpers_cache import MODEL, TEMPLATE, render, request
 
 A, B = "/ws/a.py", "/ws/b.py"
 FP_B, FP_B_CHANGED = "b-v1", "b-v2"
-PREFIX = "from b import rate\n\ndef total(xs):\n    "
+PREFIX = 'from b import rate\n\ndef total(xs):\n    """The sum of the rates of xs."""\n    xs = list(xs)\n    '
 COMPLETION = "return sum(rate(x) for x in xs)"
 
 
@@ -36,8 +36,10 @@ def probe_request(tier: str, fp_b: str, *, comment: str = "") -> object:
     if tier == "typing":
         return a_request(fp_b, prefix=PREFIX + "return su", a_fp="a-2")
     if tier == "semantic":
-        # an edit elsewhere in A and a snippet that now shows a comment: new prompt, same local context
-        return a_request(fp_b, prefix="import os\n" + PREFIX, snippet=f"def rate(x): ...  {comment}", a_fp="a-3")
+        # an import added further up in A, blank lines, and a snippet that now shows a comment: a new
+        # prompt, the same local context
+        return a_request(fp_b, prefix="import os\n\n" + PREFIX.replace("\n\n", "\n\n\n"),
+                         snippet=f"def rate(x): ...  {comment}", a_fp="a-3")
     return a_request(fp_b)
 
 

@@ -1,5 +1,5 @@
 from inference.cache.keys import (conflicts, dependency_group, exact_key, foreign_dependencies, is_same_file,
-                                  semantic_cache_key)
+                                  local_tail, semantic_cache_key)
 
 from .helpers_cache import request
 
@@ -28,12 +28,28 @@ def test_edited_file_is_not_a_foreign_dependency_in_any_path_form():
     assert is_same_file("a.py", "/ws/a.py") and not is_same_file("/ws/xa.py", "a.py")
 
 
-def test_semantic_key_absent_without_pruning_key_and_versioned_by_dependencies():
-    assert semantic_cache_key(request("x"), "m", "t") is None
-    a = semantic_cache_key(request("x", semantic_key="s", deps=[("/ws/b.py", "1")]), "m", "t")
-    b = semantic_cache_key(request("y", semantic_key="s", deps=[("/ws/b.py", "1")]), "m", "t")
-    c = semantic_cache_key(request("x", semantic_key="s", deps=[("/ws/b.py", "2")]), "m", "t")
-    assert a == b != c
+LOCAL = "a = 1\nb = 2\n\n# note\nc = 3\nd = "
+
+
+def test_local_tail_ignores_whitespace_and_blank_lines_but_not_comments():
+    assert local_tail(LOCAL) == "b = 2\n# note\nc = 3\nd ="
+    assert local_tail("import os\n" + LOCAL.replace("b = 2", "b  =   2")) == "b = 2\n# note\nc = 3\nd ="
+    assert local_tail(LOCAL.replace("# note", "# other")) != local_tail(LOCAL)
+    assert local_tail("x") == "x" and local_tail("") == ""
+
+
+def test_semantic_key_absent_without_pruning_key_or_code_and_versioned_by_dependencies():
+    assert semantic_cache_key(request(LOCAL), "m", "t") is None
+    assert semantic_cache_key(request("# only a comment\n", semantic_key="s"), "m", "t") is None
+    a = semantic_cache_key(request(LOCAL, semantic_key="s", deps=[("/ws/b.py", "1")]), "m", "t")
+    b = semantic_cache_key(request("import os\n" + LOCAL, semantic_key="s", deps=[("/ws/b.py", "1")]), "m", "t")
+    c = semantic_cache_key(request(LOCAL, semantic_key="s", deps=[("/ws/b.py", "2")]), "m", "t")
+    d = semantic_cache_key(request(LOCAL.replace("c = 3", "c = 4"), semantic_key="s", deps=[("/ws/b.py", "1")]),
+                           "m", "t")
+    e = semantic_cache_key(request(LOCAL, semantic_key="s", deps=[("/ws/b.py", "1")], path="/ws/other.py"),
+                           "m", "t")
+    assert a == b  # an edit five lines up is not local
+    assert len({a, c, d, e}) == 4  # dependency version, local code, file
 
 
 def test_dependency_group_and_conflicts():

@@ -76,7 +76,7 @@ async def test_a_stream_cut_short_still_serves_the_lines_that_arrived():
 
 
 async def test_pipeline_serves_typing_through_and_semantic_hits_without_the_backend(tmp_path):
-    source = "def scale(values, factor):\n    "
+    source = 'def scale(values, factor):\n    """Every value times factor."""\n    values = list(values)\n    '
     (tmp_path / "m.py").write_text(source)
     cache = CompletionCache(CacheSettings(disk=False))
     backend = ScriptedBackend(["return [v * factor for v in values]"])
@@ -88,8 +88,8 @@ async def test_pipeline_serves_typing_through_and_semantic_hits_without_the_back
     typed_source = source + "return [v"
     typed = await pipeline.complete(path, typed_source, len(typed_source))
     assert (typed.cache, typed.text) == ("typing", " * factor for v in values]")
-    # a comment added above the function: a new prompt, the same local context
-    moved = "# helpers\n" + source
+    # an import and a comment added above the function: a new prompt, the same local context
+    moved = "# helpers\nimport math\n\n" + source
     again = await pipeline.complete(path, moved, len(moved))
     assert again.cache == "semantic" and again.text == first.text
     assert backend.calls == 1
