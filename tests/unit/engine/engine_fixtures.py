@@ -86,3 +86,74 @@ def save_hf_dir(reference, path) -> None:
     byte_tokenizer().save(str(path / "tokenizer.json"))
     raw = json.loads((path / "config.json").read_text())
     assert raw["architectures"]
+
+
+def llama_cpp_permute(weight, heads: int):
+    """llama.cpp's conversion of HF q/k rows (rotate-half) to interleaved pairs, per head."""
+    shape = weight.shape
+    return weight.reshape(heads, 2, shape[0] // heads // 2, *shape[1:]).swapaxes(1, 2).reshape(shape)
+
+
+GGUF_LAYER_NAMES = {
+    "input_layernorm.weight": "attn_norm.weight", "post_attention_layernorm.weight": "ffn_norm.weight",
+    "self_attn.q_proj.weight": "attn_q.weight", "self_attn.k_proj.weight": "attn_k.weight",
+    "self_attn.v_proj.weight": "attn_v.weight", "self_attn.o_proj.weight": "attn_output.weight",
+    "self_attn.q_proj.bias": "attn_q.bias", "self_attn.k_proj.bias": "attn_k.bias",
+    "self_attn.v_proj.bias": "attn_v.bias", "mlp.gate_proj.weight": "ffn_gate.weight",
+    "mlp.up_proj.weight": "ffn_up.weight", "mlp.down_proj.weight": "ffn_down.weight",
+}
+
+
+def write_tiny_gguf(reference, path, arch: str, quantize_embeddings: bool = False) -> None:
+    """A GGUF file for a tiny reference model, laid out as llama.cpp's converter writes it, with
+    the byte tokenizer's vocabulary (plus one merge) as GPT-2 style BPE metadata."""
+    import gguf
+    import numpy as np
+
+    config = reference.config
+    writer = gguf.GGUFWriter(str(path), arch=arch)
+    writer.add_block_count(config.num_hidden_layers)
+    writer.add_context_length(config.max_position_embeddings)
+    writer.add_embedding_length(config.hidden_size)
+    writer.add_feed_forward_length(config.intermediate_size)
+    writer.add_head_count(config.num_attention_heads)
+    writer.add_head_count_kv(config.num_key_value_heads)
+    writer.add_rope_freq_base(float(config.rope_parameters["rope_theta"]))
+    writer.add_layer_norm_rms_eps(config.rms_norm_eps)
+    mapping = _bytes_to_unicode()
+    tokens = [mapping[b] for b in range(256)] + [EOS_TEXT, "Ġa"]
+    tokens += [f"[unused{i}]" for i in range(VOCAB - len(tokens))]
+    types = [1] * len(tokens)
+    types[256] = 3  # control
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre("default")
+    writer.add_token_list(tokens)
+    writer.add_token_types(types)
+    writer.add_token_merges(["Ġ a"])
+    writer.add_eos_token_id(256)
+    for name, tensor in reference.state_dict().items():
+        array = tensor.detach().float().numpy()
+        if name == "model.embed_tokens.weight":
+            out_name = "token_embd.weight"
+        elif name == "model.norm.weight":
+            out_name = "output_norm.weight"
+        elif name == "lm_head.weight":
+            if config.tie_word_embeddings:
+                continue
+            out_name = "output.weight"
+        else:
+            layer, rest = name.removeprefix("model.layers.").split(".", 1)
+            out_name = f"blk.{layer}.{GGUF_LAYER_NAMES[rest]}"
+            if arch == "llama" and rest.startswith("self_attn.q_proj"):
+                array = llama_cpp_permute(array, config.num_attention_heads)
+            elif arch == "llama" and rest.startswith("self_attn.k_proj"):
+                array = llama_cpp_permute(array, config.num_key_value_heads)
+        if quantize_embeddings and out_name == "token_embd.weight":
+            qtype = gguf.GGMLQuantizationType.Q8_0
+            writer.add_tensor(out_name, gguf.quants.quantize(array, qtype), raw_dtype=qtype)
+        else:
+            writer.add_tensor(out_name, np.ascontiguousarray(array))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
