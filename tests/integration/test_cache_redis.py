@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(REDIS_BINARY is None,
                                 reason="redis-server binary not found (apt-get install redis-server)")
 
 SECRET_PATH = "/home/dev/secret-project/billing.py"
-PREFIX = "def invoice_total(lines):\n    "
+PREFIX = 'def invoice_total(lines):\n    """Sum of the line amounts."""\n    lines = list(lines)\n    '
 COMPLETION = "return sum(line.amount for line in lines)"
 
 
@@ -60,7 +60,7 @@ def test_a_teammate_is_served_from_the_shared_tier(server):
     assert bob.lookup(r, prompt(r), "m", "t").tier == "exact"  # copied into the local tier
     # semantic key through Redis: an edit elsewhere in the file, same local context
     carol = make_cache(server.url)
-    moved = req(prefix="import decimal\n" + PREFIX)
+    moved = req(prefix="import decimal\n\n" + PREFIX)
     hit = carol.lookup(moved, prompt(moved), "m", "t")
     assert hit is not None and (hit.tier, hit.text) == ("shared", COMPLETION)
     for c in (alice, bob, carol):
@@ -143,4 +143,32 @@ def test_redis_absent_at_start_costs_one_attempt(caplog, tmp_path):
             cache.store(r, prompt(r), "m", "t", COMPLETION)
     assert len(caplog.records) == 1
     assert cache.stats()["tiers"]["shared"]["errors"] == 1
+    cache.close()
+
+
+def test_a_hung_redis_costs_one_request_timeout_then_local_tiers_answer(server, caplog):
+    import signal
+
+    cache = make_cache(server.url, retry_s=60)
+    r = req()
+    cache.store(r, prompt(r), "m", "t", COMPLETION)
+    server.process.send_signal(signal.SIGSTOP)  # accepts connections, never answers
+    try:
+        with caplog.at_level(logging.WARNING, logger="inference.cache.shared"):
+            first = req(prefix="a = 1\n" + PREFIX, fp="v5")
+            started = time.perf_counter()
+            assert cache.lookup(first, prompt(first), "m", "t") is None
+            first_ms = (time.perf_counter() - started) * 1000
+            started = time.perf_counter()
+            for i in range(20):
+                o = req(prefix=f"b{i} = 1\n" + PREFIX, fp="v5")
+                cache.lookup(o, prompt(o), "m", "t")
+                cache.store(o, prompt(o), "m", "t", COMPLETION)
+            rest_ms = (time.perf_counter() - started) * 1000
+        shared = cache.stats()["tiers"]["shared"]
+        assert shared["status"] == "down" and shared["errors"] == 1 and shared["skipped"] >= 20
+        assert len(caplog.records) == 1
+        print(f"hung redis: first request {first_ms:.0f} ms (timeout 200 ms), next 20 requests {rest_ms:.1f} ms")
+    finally:
+        server.process.send_signal(signal.SIGCONT)
     cache.close()
