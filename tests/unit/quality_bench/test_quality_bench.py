@@ -54,7 +54,8 @@ def test_first_line_skips_leading_blank_lines():
 def test_humaneval_cases_mask_one_solution_line():
     problems = [{"task_id": f"HumanEval/{i}", "prompt": f"def f{i}(x):\n    \"\"\"doc\"\"\"\n",
                  "canonical_solution": "    y = x + 1\n\n    z = y * 2\n    return z\n"} for i in range(10)]
-    cases = humaneval_infilling(problems, 5)
+    cases = humaneval_infilling(problems, 5, stride=2)
+    assert [c.task_id for c in humaneval_infilling(problems, 2, stride=2)] == ["HumanEval/0", "HumanEval/2"]
     assert [c.task_id for c in cases] == ["HumanEval/0", "HumanEval/2", "HumanEval/4", "HumanEval/6", "HumanEval/8"]
     case = cases[0]
     assert case.truth == "z = y * 2"
@@ -110,3 +111,15 @@ def test_bench_runs_every_setting_through_template_and_postprocess(tiny_data, tm
     table = out.with_suffix(".md").read_text()
     assert "| python | (c) + cross-file snippets | 1 | 100.0 | 100.0 | 100.0 | 100.0 |" in table
     assert "python benchmarks/quality_bench.py --data" in table
+
+
+def test_resume_reuses_finished_cases_without_calling_the_model(tiny_data, tmp_path):
+    out = tmp_path / "q.json"
+    common = ["--data", str(tiny_data), "--languages", "python", "--humaneval-limit", "0",
+              "--python-backend", f"{__name__}:ScriptedBackend", "--out", str(out), "--quiet"]
+    quality_bench.main(common)
+    ScriptedBackend.prompts.clear()
+    quality_bench.main(common + ["--resume"])
+    assert ScriptedBackend.prompts == []
+    assert len(json.loads(out.read_text())["cases"]) == 3
+    assert len(out.with_suffix(".cases.jsonl").read_text().splitlines()) == 3
