@@ -118,7 +118,8 @@ def write_tiny_gguf(reference, path, arch: str, quantize_embeddings: bool = Fals
     writer.add_feed_forward_length(config.intermediate_size)
     writer.add_head_count(config.num_attention_heads)
     writer.add_head_count_kv(config.num_key_value_heads)
-    writer.add_rope_freq_base(float(config.rope_parameters["rope_theta"]))
+    rope = getattr(config, "rope_parameters", None) or {}
+    writer.add_rope_freq_base(float(rope.get("rope_theta", getattr(config, "rope_theta", 10000.0))))
     writer.add_layer_norm_rms_eps(config.rms_norm_eps)
     mapping = _bytes_to_unicode()
     tokens = [mapping[b] for b in range(256)] + [EOS_TEXT, "Ġa"]
