@@ -46,7 +46,7 @@ from inference.router import Router
 from lsp_server.config import Settings
 from lsp_server.pipeline import CompletionPipeline
 
-from .true_text_model import TrueTextModel
+from benchmarks.true_text_model import TrueTextModel
 
 DEFAULT_MODULES = "bisect,colorsys,fnmatch,graphlib,shlex,textwrap"
 COMMENT = "# A comment-only change: nothing below it is different.\n"
