@@ -76,7 +76,8 @@ class DiskTier:
             try:
                 return self._open_once()
             except (sqlite3.Error, OSError) as again:
-                return self._disable(f"disk cache at {self.directory} cannot be recreated ({again}); continuing without it")
+                return self._disable(f"disk cache at {self.directory} cannot be recreated ({again}); "
+                                     "continuing without it")
         except OSError as exc:
             return self._disable(f"disk cache at {self.directory} cannot be used ({exc}); continuing without it")
 
@@ -118,7 +119,8 @@ class DiskTier:
             log.warning("disk cache %s failed (%s)", op, exc)
         if self._failures >= _MAX_FAILURES:
             self._close_quietly()
-            self._disable(f"disk cache at {self.directory} failed {self._failures} times in a row; continuing without it")
+            self._disable(f"disk cache at {self.directory} failed {self._failures} times in a row; "
+                          "continuing without it")
 
     def _ok(self) -> None:
         self._failures = 0

@@ -117,10 +117,11 @@ def semantic_cache_key(request: CompletionRequest, model_id: str, template: str,
     The local context itself (scope syntax fingerprint, normalised cursor line, snippet
     fingerprints) is pruning's `semantic_key`; this adds what else decides the completion's text:
     the model, its prompt format, the sampling settings, the file, the language, the dependency
-    versions and `local_tail` (the last few non-blank lines before the cursor, whitespace-blind). The tail keeps keys apart where pruning's scope fingerprint is coarse (at
-    module level it is the cursor line alone), and the file keeps look-alike places in different
-    files apart: otherwise two different places would share one answer. No key (None) when the
-    tail holds no code at all.
+    versions and `local_tail` (the last few non-blank lines before the cursor, whitespace-blind).
+    The tail keeps keys apart where pruning's scope fingerprint is coarse (at module level it is
+    the cursor line alone), and the file keeps look-alike places in different files apart:
+    otherwise two different places would share one answer. No key (None) when the tail holds no
+    code at all.
     """
     if not request.semantic_key:
         return None
