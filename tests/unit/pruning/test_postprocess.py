@@ -70,3 +70,8 @@ def test_helpers():
     assert drop_suffix_repeats("a\n  }", "\n}\n") == "a\n  }"  # a closer at another depth stays
     assert balance_brackets("x]", "]") == "x"
     assert balance_brackets("[x]", "]") == "[x]"
+
+
+def test_statements_after_a_nested_block_in_a_body_are_kept():
+    body = "    total = 0\n    for x in items:\n        total += x\n    return total"
+    assert postprocess(body, prefix="def total(items):\n", suffix="", language="python", multiline=True) == body
