@@ -4,8 +4,9 @@
 report) and says, goal by goal, what was measured and whether it meets the goal. A goal whose
 figure is missing (scenario not run) is reported with `met: null`, never as met.
 
-Recording: `python -m benchmarks.load.goals REPORT.json [--soak SOAK.json] --out FILE` writes the
-verdicts, the published figures and both reports to FILE (benchmarks/results/load.json).
+Recording: `python -m benchmarks.load.goals REPORT.json [--soak SOAK.json] [--note TEXT] [--extra
+NAME=FILE] --out FILE` writes the verdicts, the published figures and the reports to FILE
+(benchmarks/results/load.json).
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def _soak_verdicts(soak: dict | None) -> list[dict[str, Any]]:
                      rss_growth_percent=server.get("rss_growth_percent"))]
 
 
-def record(report: dict, soak: dict | None) -> dict[str, Any]:
+def record(report: dict, soak: dict | None, *, notes: list[str] | None = None,
+           extra: dict[str, dict] | None = None) -> dict[str, Any]:
     verdicts = evaluate(report, soak)
     return {
         "benchmark": "load",
@@ -105,8 +107,10 @@ def record(report: dict, soak: dict | None) -> dict[str, Any]:
         "goals_met": sum(1 for v in verdicts if v["met"] is True),
         "goals_missed": sum(1 for v in verdicts if v["met"] is False),
         "goals_unmeasured": sum(1 for v in verdicts if v["met"] is None),
+        "notes": notes or [],
         "report": report,
         "soak": soak,
+        "extra_reports": extra or {},
     }
 
 
@@ -115,10 +119,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("report", help="JSON report of `arbor-ls bench`")
     parser.add_argument("--soak", help="JSON report of a soak run (`--scenario soak --duration 600`)")
     parser.add_argument("--out", required=True, help="where to write the record (benchmarks/results/load.json)")
+    parser.add_argument("--note", action="append", default=[], help="a note on how the figures were taken (repeatable)")
+    parser.add_argument("--extra", action="append", default=[], metavar="NAME=FILE",
+                        help="another report of the same session to keep beside the main one (repeatable)")
     args = parser.parse_args(argv)
     report = json.loads(Path(args.report).read_text())
     soak = json.loads(Path(args.soak).read_text()) if args.soak else None
-    out = record(report, soak)
+    extra = {}
+    for item in args.extra:
+        name, sep, path = item.partition("=")
+        if not sep:
+            parser.error(f"--extra expects NAME=FILE, got {item!r}")
+        extra[name] = json.loads(Path(path).read_text())
+    out = record(report, soak, notes=args.note, extra=extra)
     Path(args.out).write_text(json.dumps(out, indent=2) + "\n")
     for v in out["verdicts"]:
         mark = {True: "met", False: "MISSED", None: "not measured"}[v["met"]]

@@ -59,14 +59,17 @@ def _sweep(ax_throughput, ax_p95, runs: list[ServerRun]) -> None:
                                    xytext=(6, -14), fontsize=8, color=colour)
             ax_p95.axvline(knee, color=colour, linestyle=":", alpha=0.7)
     for ax, label, title in ((ax_throughput, "LSP messages/s", "Throughput against concurrency (★ knee)"),
-                             (ax_p95, "P95 (ms)", "P95 against concurrency (dotted: knee)")):
+                             (ax_p95, "P95 (ms, log)", "P95 against concurrency (dotted: knee)")):
         ax.set_xscale("log", base=2)
         ax.set_xlabel("concurrent closed-loop typists (didChange + inlineCompletion pairs)")
         ax.set_ylabel(label)
         ax.set_title(title)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        ax.set_ylim(bottom=0)
+        if ax is ax_p95:
+            ax.set_yscale("log")
+        else:
+            ax.set_ylim(bottom=0)
 
 
 def plot_report(report: dict, arbor: ServerRun, bare: ServerRun | None, path: Path) -> Path:
