@@ -5,7 +5,9 @@ Invariants:
   surrogates pass through, so byte lengths stay consistent with what was parsed).
 - Edits are recorded on the tree immediately (cheap) and the reparse is deferred until `tree()` is
   asked for, so a burst of keystrokes costs one incremental parse.
-- After `tree()` returns, the tree equals (as a syntax tree) a full parse of `source`.
+- After `tree()` returns, the tree equals (as a syntax tree) a full parse of `source`: the
+  parse is incremental, except when its result has syntax errors (tree-sitter's error recovery
+  depends on the edit history), which are parsed again from scratch.
 - Edit offsets are code-point offsets into the text before that edit; out-of-range offsets are
   clamped, never raised.
 """
@@ -15,6 +17,8 @@ from __future__ import annotations
 from typing import Protocol
 
 from indexer import languages
+from indexer.incremental import IncrementalTagger
+from indexer.tags import FileTags
 
 ENCODING_ERRORS = "surrogatepass"
 
@@ -44,7 +48,7 @@ def _point_after(start_point: tuple[int, int], inserted: str) -> tuple[int, int]
 class OpenDocument:
     """An open buffer of language `language` (None: text is tracked, nothing is parsed)."""
 
-    __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "edits_since_parse", "parses")
+    __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_tagger", "edits_since_parse", "parses")
 
     def __init__(self, path: str, text: str, language: str | None) -> None:
         self.path = path
@@ -53,6 +57,7 @@ class OpenDocument:
         self._source: bytes | None = None
         self._tree: languages.Tree | None = None
         self._dirty = True
+        self._tagger = IncrementalTagger(language) if language is not None else None
         self.edits_since_parse = 0
         self.parses = 0
 
@@ -105,9 +110,21 @@ class OpenDocument:
         if self.language is None:
             return None
         if self._dirty or self._tree is None:
-            self._tree = languages.parse(self.language, self.source, self._tree)
+            tree = languages.parse(self.language, self.source, self._tree)
+            if self._tree is not None and languages.has_error(tree):
+                # error recovery depends on the edit history: parse afresh so the tree is the
+                # same one a full parse gives
+                tree = languages.parse(self.language, self.source)
+            self._tree = tree
             self._dirty = False
             self.edits_since_parse = 0
             self.parses += 1
         return self._tree
 
+    def tags(self) -> FileTags | None:
+        """The current tags (equal to `extract_tags` of a full parse), re-analysing only the
+        chunks that changed since the previous call; None if unparsed."""
+        tree = self.tree()
+        if tree is None or self._tagger is None:
+            return None
+        return self._tagger.tags(tree, self.source)

@@ -14,11 +14,13 @@ Invariants:
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 from functools import lru_cache
 from pathlib import Path
 
 import tree_sitter as ts
+import xxhash
 
 Tree = ts.Tree
 Point = tuple[int, int]
@@ -147,14 +149,154 @@ def tags_query(lang: str) -> ts.Query:
     return ts.Query(get_language(lang), query_source(lang))
 
 
-def tag_captures(lang: str, tree: Tree) -> dict[str, list[tuple[int, int]]]:
-    """All captures of the tags query on `tree` as plain data: capture name -> (start_byte,
-    end_byte) of each captured node. Captures named `_*` (predicate helpers) are dropped. Order is
-    mostly, but not always, document order, and a node matched by several patterns may appear more
-    than once: callers sort and deduplicate what they need ordered."""
+def tag_captures(
+    lang: str, tree: Tree, byte_range: tuple[int, int] | None = None
+) -> dict[str, list[tuple[int, int]]]:
+    """Captures of the tags query on `tree` as plain data: capture name -> (start_byte, end_byte)
+    of each captured node. Captures named `_*` (predicate helpers) are dropped. Order is mostly,
+    but not always, document order, and a node matched by several patterns may appear more than
+    once: callers sort and deduplicate what they need ordered. Zero-width nodes (inserted by
+    error recovery) are left out. With `byte_range`, only captures of nodes intersecting it are
+    returned (those inside it are all returned)."""
     cursor = ts.QueryCursor(tags_query(lang))
-    return {
-        name: [(n.start_byte, n.end_byte) for n in nodes]
-        for name, nodes in cursor.captures(tree.root_node).items()
-        if not name.startswith("_")
-    }
+    if byte_range is not None:
+        cursor.set_byte_range(byte_range[0], byte_range[1])
+    out: dict[str, list[tuple[int, int]]] = {}
+    for name, nodes in cursor.captures(tree.root_node).items():
+        if not name.startswith("_"):
+            spans = [n.byte_range for n in nodes]
+            out[name] = [s for s in spans if s[1] > s[0]]  # zero-width (missing) nodes carry no text
+    return out
+
+
+_UNSPLITTABLE = ("string", "comment", "template", "regex", "char", "literal", "heredoc")
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$") | frozenset(range(0x80, 0x100))
+Chunk = tuple[int, int, tuple]
+
+
+@lru_cache(maxsize=None)
+def captured_types(lang: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """What the tags query can depend on, read from its text:
+    - node types it can capture (a capture names the node pattern closed just before it);
+    - types of nodes whose children a wildcard `(_)` pattern can capture;
+    - sibling-sensitive types: node patterns constraining two or more children (fields, child
+      patterns, negated fields, anchors), so a capture under one child can depend on another."""
+    tokens = re.findall(r'"(?:\\.|[^"\\])*"|;[^\n]*|[()\[\]]|@[\w.]+|[\w_]+:|[#\w_.?!-]+', query_source(lang))
+    types: set[str] = set()
+    wildcard_parents: set[str] = set()
+    sensitive: set[str] = set()
+    stack: list[list] = []  # [type or None, child constraints, is_alternation]
+    last: list[tuple[str, str | None]] = []  # what a following capture would capture: (type, parent)
+
+    def parent_type() -> str | None:
+        return next((entry[0] for entry in reversed(stack) if entry[0] and not entry[2]), None)
+
+    def count_child() -> None:
+        if stack and not stack[-1][2]:
+            stack[-1][1] += 1
+
+    expect_type = False
+    for tok in tokens:
+        if tok.startswith((";", '"')):
+            last = []
+            continue
+        if expect_type:
+            expect_type = False
+            if tok not in ("(", ")", "[", "]") and not tok.startswith(("@", "#")) and not tok.endswith(":"):
+                stack[-1][0] = tok
+                continue
+        if tok == "(":
+            count_child()
+            stack.append([None, 0, False])
+            expect_type = True
+        elif tok == "[":
+            count_child()
+            stack.append([None, 0, True])
+        elif tok == ")":
+            closed, constraints, _ = stack.pop() if stack else (None, 0, False)
+            if closed and constraints >= 2:
+                sensitive.add(closed)
+            last = [(closed, parent_type())] if closed else []
+            if closed and stack and stack[-1][2]:
+                stack[-1].append(closed)
+        elif tok == "]":
+            entry = stack.pop() if stack else [None, 0, True]
+            parent = parent_type()
+            last = [(t, parent) for t in entry[3:]]
+        elif tok.startswith("@"):
+            for node_type, parent in last:
+                if node_type == "_":
+                    if parent:
+                        wildcard_parents.add(parent)
+                else:
+                    types.add(node_type)
+        else:
+            if tok == "." or tok.startswith("!"):
+                count_child()
+            last = []
+    return frozenset(types), frozenset(wildcard_parents), frozenset(sensitive)
+
+
+def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[list[Chunk], list[Chunk]]:
+    """Split a file into chunks for incremental tagging.
+
+    Returns (leaves, splits). Leaves tile the file: consecutive byte ranges from 0 to the end,
+    each a run of sibling nodes (with the text around them) of at most `max_bytes` where
+    possible; a node larger than that is split into its children (recursively) and listed in
+    splits, unless it is a string, comment or similar token, or splitting it would cut a word.
+    Each leaf carries a context: the types of its last four ancestors (with the shape of all
+    children for sibling-sensitive ones) and the (field, type) of each node in it, plus the
+    node's whole shape when it contains a syntax error, so equal text in an equal context yields
+    equal captures. No boundary falls
+    between two word characters. Only split nodes the query could capture are listed, each with
+    a signature: its type, ancestors, and the (field, type, text hash of unsplit children) of its
+    children, so equal signatures give equal captures on the node.
+    """
+    root = tree.root_node
+    size = len(source)
+    types, wildcard_parents, sensitive = captured_types(_QUERY_FILE[lang])
+    if size <= max_bytes or root.child_count == 0:
+        return [(0, size, (root.type,))], []
+    leaves: list[Chunk] = []
+    splits: list[Chunk] = []
+
+    def glued(boundary: int) -> bool:
+        return 0 < boundary < size and source[boundary - 1] in _WORD_BYTES and source[boundary] in _WORD_BYTES
+
+    def visit(node, lo: int, hi: int, chain: tuple, capturable: bool) -> None:
+        pos = lo
+        signature: list[tuple] = []
+        node_signature: list[tuple] = []
+        children = node.children
+        fields = [node.field_name_for_child(i) for i in range(len(children))]
+        if node.type in sensitive:  # leaves below depend on the shape of all the children
+            chain = chain[:-1] + ((node.type, tuple(zip(fields, (c.type for c in children)))),)
+        for i, child in enumerate(children):
+            start, end = child.start_byte, child.end_byte
+            field = fields[i]
+            if (end - start > max_bytes and child.child_count > 0
+                    and not any(marker in child.type for marker in _UNSPLITTABLE)
+                    and not glued(start) and not glued(end)):
+                if start > pos:
+                    leaves.append((pos, start, (chain, tuple(signature))))
+                child_capturable = child.type in types or node.type in wildcard_parents
+                visit(child, start, end, (chain + (child.type,))[-4:], child_capturable)
+                if capturable:
+                    node_signature.append((field, child.type, None))
+                pos, signature = end, []
+                continue
+            # error recovery can parse equal text differently: then the shape is part of the key
+            shape = str(child) if child.has_error else None
+            if capturable:
+                node_signature.append((field, child.type, xxhash.xxh3_64_intdigest(source[start:end]), shape))
+            if signature and end - pos > max_bytes and start > pos and not glued(start):
+                leaves.append((pos, start, (chain, tuple(signature))))
+                pos, signature = start, []
+            signature.append((field, child.type, shape))
+        if hi > pos:
+            leaves.append((pos, hi, (chain, tuple(signature))))
+        if capturable and node is not root:
+            splits.append((lo, hi, (node.type, chain, tuple(node_signature))))
+
+    visit(root, 0, size, (root.type,), False)
+    return leaves, splits

@@ -27,23 +27,22 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from indexer import languages
-from indexer.fingerprint import code_words, semantic_fingerprint
+from indexer.fingerprint import semantic_fingerprint
 from indexer.import_syntax import build_imports
 from indexer.references import Reference, References
-from indexer.spans import LineIndex, SpanSet, cut_out, merge_spans, unique_sorted
+from indexer.spans import LineIndex, unique_sorted
+from indexer.tag_chunks import ChunkAnalysis, analyze_chunk, bound_name_pattern, identifier_references
 
 DEFINITION_KINDS = frozenset(
     {"function", "method", "class", "struct", "interface", "enum", "type", "variable", "constant", "module"}
 )
 REFERENCE_KINDS = ("call", "type", "attribute", "identifier")
 CLASS_LIKE = frozenset({"class", "struct", "interface", "enum"})
-_REF_KEYS = (("reference.call", "call"), ("reference.type", "type"), ("reference.attribute", "attribute"))
 _GENERIC_KIND_RANK = {"variable": 0, "type": 1}
-_WORD_CHARS = rb"\w$\x80-\xff"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,21 +94,58 @@ class FileTags:
 def extract_tags(lang: str, tree: languages.Tree, source: bytes) -> FileTags:
     """The tags of `source` (parsed as `tree`) for language `lang`."""
     caps = languages.tag_captures(lang, tree)
+    return assemble(lang, source, [(0, analyze_chunk(caps, source, 0, len(source)))])
+
+
+IdentifierRefs = Callable[[int, ChunkAnalysis, "re.Pattern[bytes]"], list]
+
+
+def assemble(
+    lang: str,
+    source: bytes,
+    parts: Sequence[tuple[int, ChunkAnalysis]],
+    extra: dict[str, list[tuple[int, int]]] | None = None,
+    identifier_refs: IdentifierRefs | None = None,
+) -> FileTags:
+    """`FileTags` from the analyses of consecutive chunks (offset, analysis) covering the file,
+    plus `extra` captures (absolute spans) of nodes larger than any chunk.
+    `identifier_refs(offset, analysis, pattern)` may serve plain-identifier references from a
+    cache; by default they are found in the chunk's text."""
     lines = LineIndex(source)
-    skip_spans = sorted(caps.get("skip", ()))  # capture order is not always document order
-    definitions = _definitions(caps, source, lines)
-    imports, import_spans = build_imports(lang, caps, source, lines)
-    def_name_bytes = {d.name_byte for d in definitions}
-    references = _references(caps, source, lines, def_name_bytes, imports, skip_spans, import_spans)
-    fingerprint = semantic_fingerprint(definitions, imports, code_words(cut_out(source, skip_spans)))
-    package_spans = caps.get("package.name")
+    structure: dict[str, list[tuple[int, int]]] = {key: list(spans) for key, spans in (extra or {}).items()}
+    for offset, analysis in parts:
+        for key, spans in analysis.structure.items():
+            bucket = structure.setdefault(key, [])
+            bucket.extend(spans if not offset else [(s + offset, e + offset) for s, e in spans])
+    definitions = _definitions(structure, source, lines)
+    imports, statements = build_imports(lang, structure, source, lines)
+    bound = {name for imp in imports for name in imp.local_names}
+    bound.update(imp.alias for imp in imports if imp.alias)
+    pattern = bound_name_pattern(bound)
+    spans: list[tuple[int, int, str]] = []
+    words: list[bytes] = []
+    for offset, analysis in parts:
+        refs = analysis.references
+        if pattern is not None:
+            if identifier_refs is not None:
+                extra_refs = identifier_refs(offset, analysis, pattern)
+            else:
+                chunk = source[offset:offset + analysis.length]
+                extra_refs = identifier_references(analysis, chunk, pattern)
+            if extra_refs:
+                kept = [r for r in extra_refs
+                        if source[offset + r[0] - 1:offset + r[0]] != b"." and not statements.contains(r[0] + offset)]
+                refs = sorted(refs + kept) if kept else refs
+        spans.extend(refs if not offset else [(s + offset, e + offset, k) for s, e, k in refs])
+        words.extend(analysis.words)
+    package_spans = structure.get("package.name")
     return FileTags(
         language=lang,
         definitions=tuple(definitions),
-        references=references,
+        references=References.from_spans(source, spans, lines),
         imports=tuple(imports),
-        package=_text(source, package_spans[0]) if package_spans else None,
-        fingerprint=fingerprint,
+        package=_text(source, min(package_spans)) if package_spans else None,
+        fingerprint=semantic_fingerprint(definitions, imports, words),
     )
 
 
@@ -221,38 +257,3 @@ def _innermost_class(stack: list, scope_stack: list) -> str | None:
 
 def _looks_constant(name: str) -> bool:
     return name.isupper() and len(name) > 1
-
-
-def _references(
-    caps: dict, source: bytes, lines: LineIndex, def_name_bytes: set, imports: list,
-    skip_spans: list, import_spans: SpanSet,
-) -> References:
-    best: dict[int, tuple[int, str]] = {}
-    for key, kind in reversed(_REF_KEYS):  # most specific last, so it wins
-        for start, end in caps.get(key, ()):
-            best[start] = (end, kind)
-    for start in def_name_bytes:
-        best.pop(start, None)
-    spans = [(start, end, kind) for start, (end, kind) in best.items()]
-    bound = {name for imp in imports for name in imp.local_names}
-    bound.update(imp.alias for imp in imports if imp.alias)
-    bound.discard("")
-    if bound:
-        alternatives = b"|".join(re.escape(n.encode()) for n in sorted(bound, key=len, reverse=True))
-        pattern = re.compile(
-            rb"(?<![" + _WORD_CHARS + rb"])(?:" + alternatives + rb")(?![" + _WORD_CHARS + rb"])"
-        )
-        skip: SpanSet | None = None
-        for m in pattern.finditer(source):
-            start = m.start()
-            if start in best or start in def_name_bytes or import_spans.contains(start):
-                continue
-            if start > 0 and source[start - 1] == 0x2E:  # "."
-                continue
-            if skip is None:
-                skip = SpanSet(merge_spans(skip_spans))
-            if skip.contains(start):
-                continue
-            spans.append((start, m.end(), "identifier"))
-    spans.sort()
-    return References.from_spans(source, spans, lines)

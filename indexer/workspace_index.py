@@ -309,11 +309,11 @@ class WorkspaceIndex:
                 doc = self._docs.get(target)
                 if doc is None:
                     continue
-                tree = doc.tree()
-                if tree is None:
+                tags = doc.tags()
+                if tags is None:
                     continue
                 reparsed += 1
-                update = self._graph.set_file(target, extract_tags(doc.language, tree, doc.source))
+                update = self._graph.set_file(target, tags)
                 if update.reindexed:
                     reindexed += 1
                     marked |= update.marked

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from indexer import extract_tags, parse
 from indexer.documents import OpenDocument
+from indexer.incremental import IncrementalTagger
 from indexer.languages import root_sexp
 
 BASE = {
@@ -61,6 +62,45 @@ def test_incremental_parse_equals_full_parse(case):
     full = parse(lang, source)
     assert root_sexp(incremental) == root_sexp(full)
     assert extract_tags(lang, incremental, source) == extract_tags(lang, full, source)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edit_sequences(), st.integers(8, 120))
+def test_chunked_tags_equal_whole_file_tags(case, max_chunk_bytes):
+    """Tags assembled from cached chunk analyses (chunks forced small, so nodes get split) equal
+    the tags of a whole-file extraction of the same tree after every step of an edit sequence."""
+    lang, edits, _, flush_every = case
+    doc = OpenDocument("/w/f", BASE[lang], lang)
+    tagger = IncrementalTagger(lang, max_chunk_bytes)
+    for i, edit in enumerate(edits):
+        doc.apply(edit)
+        if i % flush_every == 0 or i == len(edits) - 1:
+            tree = doc.tree()
+            assert tagger.tags(tree, doc.source) == extract_tags(lang, tree, doc.source)
+
+
+def test_only_the_edited_chunk_is_analysed_again():
+    text = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(200))
+    doc = OpenDocument("/w/f.py", text, "python")
+    tagger = IncrementalTagger("python", max_chunk_bytes=256)
+    tagger.tags(doc.tree(), doc.source)
+    assert tagger.last_chunks > 20 and tagger.last_misses == tagger.last_chunks
+    pos = text.index("x + 150") + 1
+    doc.apply(Edit(pos, pos, "yz"))
+    tags = tagger.tags(doc.tree(), doc.source)
+    assert tagger.last_misses == 1
+    assert tags == extract_tags("python", parse("python", doc.source), doc.source)
+
+
+def test_error_recovery_history_does_not_leak_into_the_tree():
+    # found by hypothesis: incremental reparses of broken code can recover differently from a
+    # fresh parse; the document parses such results again from scratch
+    doc = OpenDocument("/w/f.js", BASE["javascript"], "javascript")
+    doc.tree()
+    for edit in [Edit(30, 34, ""), Edit(0, 0, " "), Edit(31, 39, ""), Edit(53, 61, ""),
+                 Edit(88, 90, "a(="), Edit(18, 20, "")]:
+        doc.apply(edit)
+        assert root_sexp(doc.tree()) == root_sexp(parse("javascript", doc.source))
 
 
 def test_burst_of_edits_costs_one_reparse():

@@ -1,0 +1,241 @@
+"""Indexer benchmark: cold and warm workspace indexing, and per-edit update latency.
+
+Corpus: the Python standard library of the running interpreter, without test directories and
+site-packages (the same selection the scan applies through `index.exclude` globs).
+
+Cold index: `WorkspaceIndex.scan` from nothing (read, hash, parse, tags, graph), with no snapshot
+and with a fresh snapshot being written; reported as files/s and MB/s and as a ratio to bare
+tree-sitter parsing of the same files (already in memory) measured in the same round. Rounds are
+interleaved (bare, cold, cold+snapshot, warm) and medians over rounds are reported.
+Warm start: a new `WorkspaceIndex` over the snapshot the cold run wrote; ratio to that cold run.
+
+Per-edit latency: a workspace of one ~2,000-line module cut from the largest stdlib file plus
+three files importing one of its functions; the module is open as a buffer. Each sample is
+`did_change` plus `flush` (reparse, tags, fingerprint, re-index when the fingerprint changed),
+alternating an insertion and its removal, for (a) an edit inside an identifier in a function body,
+(b) an edit inside a comment, (c) an edit of the imported function's signature (its importers are
+marked and re-resolved: the sample includes the next graph query). P50/P95/P99 in milliseconds.
+
+Prints JSON and writes it to --out (default benchmarks/results/index.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from indexer import ScanOptions, WorkspaceIndex, languages
+from indexer.workspace import DEFAULT_EXCLUDE, iter_candidates
+
+EXCLUDE = DEFAULT_EXCLUDE + ("**/test/**", "**/tests/**", "**/idle_test/**", "**/site-packages/**")
+GOALS = {"cold_ratio_to_bare_parse": 1.5, "warm_ratio_to_cold": 0.1,
+         "identifier_edit_p95_ms": 5.0, "comment_edit_p95_ms": 5.0, "signature_edit_p95_ms": 15.0}
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def timed(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+def corpus_bench(root: str, rounds: int) -> dict:
+    options = ScanOptions(exclude=EXCLUDE)
+    files = [(path, lang) for path, lang in iter_candidates(root, options)]
+    sources = []
+    for path, lang in files:
+        with open(path, "rb") as f:
+            sources.append((lang, f.read()))
+    total_bytes = sum(len(s) for _, s in sources)
+    for lang in {lang for lang, _ in sources}:  # compile queries before timing anything
+        languages.tags_query(lang)
+    bare, cold, cold_snap, warm, ratios, warm_ratios = [], [], [], [], [], []
+    report = None
+    for _ in range(rounds):
+        t_bare, _ = timed(lambda: [languages.parse(lang, data) for lang, data in sources])
+        index = WorkspaceIndex(options, snapshot=False)
+        t_cold, report = timed(lambda: index.scan([root]))
+        index.close()
+        cache = Path(tempfile.mkdtemp(prefix="arbor-index-bench-"))
+        try:
+            index = WorkspaceIndex(options, cache_dir=cache)
+            t_cold_snap, _ = timed(lambda: index.scan([root]))
+            index.close()
+            index = WorkspaceIndex(options, cache_dir=cache)
+            t_warm, warm_report = timed(lambda: index.scan([root]))
+            index.close()
+            assert warm_report.parsed == 0, "warm start re-parsed files"
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+        bare.append(t_bare)
+        cold.append(t_cold)
+        cold_snap.append(t_cold_snap)
+        warm.append(t_warm)
+        ratios.append(t_cold / t_bare)
+        warm_ratios.append(t_warm / t_cold_snap)
+    median_cold = statistics.median(cold)
+    return {
+        "root": root,
+        "files": len(files),
+        "indexed_files": report.files,
+        "skipped": len(report.skipped),
+        "symbols": report.symbols,
+        "megabytes": round(total_bytes / 1e6, 3),
+        "rounds": rounds,
+        "bare_parse_s": round(statistics.median(bare), 3),
+        "cold_index_s": round(median_cold, 3),
+        "cold_index_with_snapshot_write_s": round(statistics.median(cold_snap), 3),
+        "warm_start_s": round(statistics.median(warm), 3),
+        "cold_files_per_s": round(len(files) / median_cold, 1),
+        "cold_mb_per_s": round(total_bytes / 1e6 / median_cold, 2),
+        "bare_parse_mb_per_s": round(total_bytes / 1e6 / statistics.median(bare), 2),
+        "cold_ratio_to_bare_parse": round(statistics.median(ratios), 3),
+        "warm_ratio_to_cold": round(statistics.median(warm_ratios), 3),
+    }
+
+
+def two_thousand_lines(root: str) -> tuple[str, str]:
+    """A stdlib module of more than 2,000 lines (the one with the most `def` lines among its first
+    2,000), cut at the first top-level statement at or after line 2,000."""
+    best: tuple[int, str, list[str]] | None = None
+    for path, lang in iter_candidates(root, ScanOptions(exclude=EXCLUDE)):
+        if lang != "python" or os.path.getsize(path) < 60_000:
+            continue
+        lines = Path(path).read_text(encoding="utf-8").split("\n")
+        if len(lines) < 2100:
+            continue
+        score = sum(1 for line in lines[:2000] if line.lstrip().startswith("def "))
+        if best is None or score > best[0]:
+            best = (score, path, lines)
+    assert best is not None, "no module of more than 2,000 lines in the corpus"
+    _, path, lines = best
+    cut = next((i for i in range(2000, len(lines)) if lines[i][:1].isalpha()), len(lines))
+    return path, "\n".join(lines[:cut]) + "\n"
+
+
+def edit_bench(root: str, samples: int) -> dict:
+    source_path, text = two_thousand_lines(root)
+    work = Path(tempfile.mkdtemp(prefix="arbor-edit-bench-"))
+    try:
+        (work / "target_mod.py").write_text(text, encoding="utf-8")
+        from indexer import extract_tags
+
+        data = text.encode()
+        file_tags = extract_tags("python", languages.parse("python", data), data)
+        functions = [d for d in file_tags.definitions if d.kind == "function" and d.end_line - d.start_line >= 5]
+        target_fn = functions[len(functions) // 2]
+        for i in range(3):
+            (work / f"user{i}.py").write_text(
+                f"from target_mod import {target_fn.name}\n\n\ndef use{i}(*args):\n"
+                f"    return {target_fn.name}(*args)\n", encoding="utf-8")
+        index = WorkspaceIndex(snapshot=False)
+        index.scan([str(work)])
+        path = (work / "target_mod.py").as_posix()
+        index.did_open(path, text, "python")
+        index.flush()
+        users = [(work / f"user{i}.py").as_posix() for i in range(3)]
+
+        middle = len(text) // 2
+        ident = _identifier_in_body(text, file_tags, middle)
+        comment = text.index("#", text.index("\n", middle)) + 2
+        signature = text.index("(", len(data[:target_fn.name_byte].decode())) + 1
+
+        def run(position: int, check_users: bool) -> tuple[list[float], list[int]]:
+            nonlocal text
+            times, reindexed = [], []
+            for i in range(samples):
+                if i % 2 == 0:
+                    edit = Edit(position, position, "q")
+                    new_text = text[:position] + "q" + text[position:]
+                else:
+                    edit = Edit(position, position + 1, "")
+                    new_text = text[:position] + text[position + 1:]
+                start = time.perf_counter()
+                index.did_change(path, [edit], new_text)
+                stats = index.flush()
+                if check_users:
+                    index.graph.imports_of(users[0])  # re-resolves the marked importers
+                times.append((time.perf_counter() - start) * 1000)
+                reindexed.append(stats.reindexed)
+                text = new_text
+            return times, reindexed
+
+        results = {}
+        for name, position, check in (("identifier_edit", ident, False), ("comment_edit", comment, False),
+                                      ("signature_edit", signature, True)):
+            run(position, check)  # warm-up pass
+            times, reindexed = run(position, check)
+            results[name] = {"p50_ms": round(percentile(times, 0.50), 3), "p95_ms": round(percentile(times, 0.95), 3),
+                             "p99_ms": round(percentile(times, 0.99), 3), "samples": len(times),
+                             "files_reindexed_per_edit": max(reindexed)}
+        results["signature_edit"]["importers_marked"] = len(index.last_flush.marked)
+        index.close()
+        return {"file": os.path.relpath(source_path, root), "lines": text.count("\n"), "bytes": len(data),
+                "function": target_fn.name, **results}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _identifier_in_body(text: str, file_tags, near: int) -> int:
+    """A position inside an identifier used in a function body, near `near`."""
+    for ref in file_tags.references:
+        if ref.byte >= near and ref.kind == "call" and len(ref.name) > 3:
+            return len(text.encode()[:ref.byte].decode()) + 2
+    raise RuntimeError("no identifier found")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", default=sysconfig.get_paths()["stdlib"], help="corpus directory")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--samples", type=int, default=400, help="edits per latency scenario")
+    parser.add_argument("--out", default=str(Path(__file__).with_name("results") / "index.json"))
+    args = parser.parse_args(argv)
+    root = os.path.abspath(args.root).replace(os.sep, "/")
+    corpus = corpus_bench(root, args.rounds)
+    edits = edit_bench(root, args.samples)
+    report = {
+        "benchmark": "index",
+        "python": platform.python_version(),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        "corpus": corpus,
+        "edits": edits,
+        "goals": GOALS,
+        "met": {
+            "cold_ratio_to_bare_parse": corpus["cold_ratio_to_bare_parse"] <= GOALS["cold_ratio_to_bare_parse"],
+            "warm_ratio_to_cold": corpus["warm_ratio_to_cold"] <= GOALS["warm_ratio_to_cold"],
+            "identifier_edit_p95_ms": edits["identifier_edit"]["p95_ms"] <= GOALS["identifier_edit_p95_ms"],
+            "comment_edit_p95_ms": edits["comment_edit"]["p95_ms"] <= GOALS["comment_edit_p95_ms"],
+            "signature_edit_p95_ms": edits["signature_edit"]["p95_ms"] <= GOALS["signature_edit_p95_ms"],
+        },
+    }
+    text = json.dumps(report, indent=2)
+    print(text)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

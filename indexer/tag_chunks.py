@@ -1,0 +1,105 @@
+"""Per-chunk tag analysis: what one byte range of a file contributes to its tags (pure).
+
+A chunk is a byte range `[start, end)` of the source that holds whole syntax nodes. Its analysis
+keeps only captures lying entirely inside it, with offsets relative to `start`, so an unchanged
+chunk's analysis can be reused wherever the chunk moves. The whole file is one chunk when a file
+is indexed from disk; an open buffer is split into many (see `incremental.py`), and
+`tags.assemble` turns the analyses of consecutive chunks into `FileTags` the same way in both
+cases.
+
+Invariants:
+- `references` holds one (start, end, kind) per name node, the most specific kind winning
+  (call > type > attribute); nodes captured as definition names (`@name.*`) are left out.
+- `words` are `fingerprint.code_words` of the chunk with its comments and strings cut out; for
+  consecutive chunks whose boundaries never fall between two word characters, the concatenated
+  words equal the words of the concatenated text.
+- `structure` holds the remaining captures (definitions, names, containers, scopes, imports,
+  package), sorted and without duplicates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from indexer.fingerprint import code_words
+from indexer.spans import SpanSet, cut_out, merge_spans
+
+_REF_KEYS = (("reference.attribute", "attribute"), ("reference.type", "type"), ("reference.call", "call"))
+_WORD_CHARS = rb"\w$\x80-\xff"
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkAnalysis:
+    """Tags material of one chunk, offsets relative to the chunk's start."""
+
+    length: int
+    structure: dict[str, list[tuple[int, int]]]
+    references: list[tuple[int, int, str]]
+    skip: list[tuple[int, int]]
+    words: list[bytes]
+    name_starts: frozenset[int]
+
+
+def analyze_chunk(caps: dict[str, list[tuple[int, int]]], source: bytes, start: int, end: int) -> ChunkAnalysis:
+    """The analysis of `source[start:end]` from tags-query captures (absolute spans; captures not
+    entirely inside the chunk are ignored)."""
+    structure: dict[str, list[tuple[int, int]]] = {}
+    inside = start == 0 and end >= len(source)
+    name_starts: set[int] = set()
+    for key, spans in caps.items():
+        if key.startswith("reference.") or key == "skip":
+            continue
+        kept = spans if inside else [s for s in spans if start <= s[0] and s[1] <= end]
+        if not kept:
+            continue
+        relative = sorted({(s - start, e - start) for s, e in kept})
+        structure[key] = relative
+        if key.startswith("name."):
+            name_starts.update(s for s, _ in relative)
+    best: dict[int, tuple[int, str]] = {}
+    for key, kind in _REF_KEYS:  # most specific last, so it wins
+        for s, e in caps.get(key, ()):
+            if inside or (start <= s and e <= end):
+                best[s - start] = (e - start, kind)
+    references = sorted((s, e, kind) for s, (e, kind) in best.items() if s not in name_starts)
+    raw_skip = caps.get("skip", ())
+    skip = sorted({(s - start, e - start) for s, e in raw_skip if inside or (start <= s and e <= end)})
+    text = source[start:end] if not inside else source
+    return ChunkAnalysis(
+        length=end - start,
+        structure=structure,
+        references=references,
+        skip=skip,
+        words=code_words(cut_out(text, skip)),
+        name_starts=frozenset(name_starts),
+    )
+
+
+def bound_name_pattern(names: set[str]) -> re.Pattern[bytes] | None:
+    """A regex matching any of `names` as a whole word (None when there are none)."""
+    names = {n for n in names if n}
+    if not names:
+        return None
+    alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names, key=lambda n: (-len(n), n)))
+    return re.compile(rb"(?<![" + _WORD_CHARS + rb"])(?:" + alternatives + rb")(?![" + _WORD_CHARS + rb"])")
+
+
+def identifier_references(analysis: ChunkAnalysis, chunk: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int, int, str]]:
+    """Plain uses (kind "identifier") of names bound by the file's imports, in one chunk: whole
+    words matching `pattern` that are not other references or definition names, nor inside
+    comments or strings. (The caller, which sees the whole file, drops attribute names after a
+    '.' and uses inside import statements, either of which can lie across a chunk boundary.)"""
+    taken = {s for s, _, _ in analysis.references} | analysis.name_starts
+    skip: SpanSet | None = None
+    out: list[tuple[int, int, str]] = []
+    for m in pattern.finditer(chunk):
+        s = m.start()
+        if s in taken:
+            continue
+        if skip is None:
+            skip = SpanSet(merge_spans(analysis.skip))
+        if skip.contains(s):
+            continue
+        out.append((s, m.end(), "identifier"))
+    return out
