@@ -12,15 +12,29 @@ import { statusView } from "./status";
 
 let arbor: ArborClient | undefined;
 
-async function showJson(title: string, value: unknown): Promise<void> {
-  const document = await vscode.workspace.openTextDocument({
-    language: "json",
-    content: `// ${title}\n${JSON.stringify(value, null, 2)}\n`,
-  });
-  await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+/** Read-only `arbor-ls:/<name>.json` documents: stats and context open without a dirty buffer. */
+class JsonViews implements vscode.TextDocumentContentProvider {
+  static readonly scheme = "arbor-ls";
+  private readonly contents = new Map<string, string>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.contents.get(uri.path) ?? "";
+  }
+
+  async show(name: string, value: unknown): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: JsonViews.scheme, path: `/${name}.json` });
+    this.contents.set(uri.path, `${JSON.stringify(value, null, 2)}\n`);
+    this.changed.fire(uri);
+    const document = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
 }
 
-async function requestJson(client: ArborClient, method: string, title: string, empty: string): Promise<void> {
+const views = new JsonViews();
+
+async function requestJson(client: ArborClient, method: string, name: string, empty: string): Promise<void> {
   if (!client.client?.isRunning()) {
     void vscode.window.showWarningMessage("arbor-ls is not running.");
     return;
@@ -31,7 +45,7 @@ async function requestJson(client: ArborClient, method: string, title: string, e
       void vscode.window.showInformationMessage(empty);
       return;
     }
-    await showJson(title, result);
+    await views.show(name, result);
   } catch (error) {
     void vscode.window.showErrorMessage(`${method} failed: ${String(error)}`);
   }
@@ -57,7 +71,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel("arbor-ls", { log: true });
   const client = new ArborClient(context, output);
   arbor = client;
-  context.subscriptions.push(output, client, createStatusBar(client));
+  context.subscriptions.push(
+    output,
+    client,
+    createStatusBar(client),
+    vscode.workspace.registerTextDocumentContentProvider(JsonViews.scheme, views),
+  );
 
   context.subscriptions.push(
     vscode.commands.registerCommand("arbor.toggleCompletions", async () => {
@@ -65,10 +84,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       await config.update("enable", !client.enabled, vscode.ConfigurationTarget.Global);
     }),
     vscode.commands.registerCommand("arbor.showContext", () =>
-      requestJson(client, CONTEXT_REQUEST, "arbor-ls: context of the last prompt", "No completion has been requested yet."),
+      requestJson(client, CONTEXT_REQUEST, "last-context", "No completion has been requested yet."),
     ),
     vscode.commands.registerCommand("arbor.showStats", () =>
-      requestJson(client, STATS_REQUEST, "arbor-ls: statistics", "The server returned no statistics."),
+      requestJson(client, STATS_REQUEST, "stats", "The server returned no statistics."),
     ),
     vscode.commands.registerCommand("arbor.restartServer", () => client.restart()),
     vscode.commands.registerCommand(ACCEPT_COMMAND, async (...args: unknown[]) => {
