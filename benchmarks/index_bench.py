@@ -16,6 +16,10 @@ alternating an insertion and its removal, for (a) an edit inside an identifier i
 (b) an edit inside a comment, (c) an edit of the imported function's signature (its importers are
 marked and re-resolved: the sample includes the next graph query). P50/P95/P99 in milliseconds.
 
+Wall-clock figures are what a user waits; when the machine is shared they include waiting for a
+CPU, so each figure is also given as CPU time of the process (corpus) or thread (edits), with the
+1-minute load average at the time.
+
 Prints JSON and writes it to --out (default benchmarks/results/index.json).
 """
 
@@ -54,10 +58,11 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def timed(fn) -> tuple[float, object]:
-    start = time.perf_counter()
+def timed(fn) -> tuple[float, float, object]:
+    """(wall seconds, CPU seconds of this process, result)."""
+    start, cpu = time.perf_counter(), time.process_time()
     result = fn()
-    return time.perf_counter() - start, result
+    return time.perf_counter() - start, time.process_time() - cpu, result
 
 
 def corpus_bench(root: str, rounds: int) -> dict:
@@ -70,31 +75,35 @@ def corpus_bench(root: str, rounds: int) -> dict:
     total_bytes = sum(len(s) for _, s in sources)
     for lang in {lang for lang, _ in sources}:  # compile queries before timing anything
         languages.tags_query(lang)
-    bare, cold, cold_snap, warm, ratios, warm_ratios = [], [], [], [], [], []
+    wall: dict[str, list[float]] = {k: [] for k in ("bare", "cold", "cold_snap", "warm")}
+    cpu: dict[str, list[float]] = {k: [] for k in wall}
     report = None
+    load_before = os.getloadavg()[0]
     for _ in range(rounds):
-        t_bare, _ = timed(lambda: [languages.parse(lang, data) for lang, data in sources])
+        w, c, _ = timed(lambda: [languages.parse(lang, data) for lang, data in sources])
+        wall["bare"].append(w), cpu["bare"].append(c)
         index = WorkspaceIndex(options, snapshot=False)
-        t_cold, report = timed(lambda: index.scan([root]))
+        w, c, report = timed(lambda: index.scan([root]))
+        wall["cold"].append(w), cpu["cold"].append(c)
         index.close()
         cache = Path(tempfile.mkdtemp(prefix="arbor-index-bench-"))
         try:
             index = WorkspaceIndex(options, cache_dir=cache)
-            t_cold_snap, _ = timed(lambda: index.scan([root]))
+            w, c, _ = timed(lambda: index.scan([root]))
+            wall["cold_snap"].append(w), cpu["cold_snap"].append(c)
             index.close()
             index = WorkspaceIndex(options, cache_dir=cache)
-            t_warm, warm_report = timed(lambda: index.scan([root]))
+            w, c, warm_report = timed(lambda: index.scan([root]))
+            wall["warm"].append(w), cpu["warm"].append(c)
             index.close()
             assert warm_report.parsed == 0, "warm start re-parsed files"
         finally:
             shutil.rmtree(cache, ignore_errors=True)
-        bare.append(t_bare)
-        cold.append(t_cold)
-        cold_snap.append(t_cold_snap)
-        warm.append(t_warm)
-        ratios.append(t_cold / t_bare)
-        warm_ratios.append(t_warm / t_cold_snap)
-    median_cold = statistics.median(cold)
+
+    def ratio(times: dict[str, list[float]], a: str, b: str) -> float:
+        return round(statistics.median(x / y for x, y in zip(times[a], times[b])), 3)
+
+    median = {k: statistics.median(v) for k, v in wall.items()}
     return {
         "root": root,
         "files": len(files),
@@ -103,15 +112,19 @@ def corpus_bench(root: str, rounds: int) -> dict:
         "symbols": report.symbols,
         "megabytes": round(total_bytes / 1e6, 3),
         "rounds": rounds,
-        "bare_parse_s": round(statistics.median(bare), 3),
-        "cold_index_s": round(median_cold, 3),
-        "cold_index_with_snapshot_write_s": round(statistics.median(cold_snap), 3),
-        "warm_start_s": round(statistics.median(warm), 3),
-        "cold_files_per_s": round(len(files) / median_cold, 1),
-        "cold_mb_per_s": round(total_bytes / 1e6 / median_cold, 2),
-        "bare_parse_mb_per_s": round(total_bytes / 1e6 / statistics.median(bare), 2),
-        "cold_ratio_to_bare_parse": round(statistics.median(ratios), 3),
-        "warm_ratio_to_cold": round(statistics.median(warm_ratios), 3),
+        "load_average_1m": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "bare_parse_s": round(median["bare"], 3),
+        "cold_index_s": round(median["cold"], 3),
+        "cold_index_with_snapshot_write_s": round(median["cold_snap"], 3),
+        "warm_start_s": round(median["warm"], 3),
+        "cold_files_per_s": round(len(files) / median["cold"], 1),
+        "cold_mb_per_s": round(total_bytes / 1e6 / median["cold"], 2),
+        "bare_parse_mb_per_s": round(total_bytes / 1e6 / median["bare"], 2),
+        "cold_ratio_to_bare_parse": ratio(wall, "cold", "bare"),
+        "warm_ratio_to_cold": ratio(wall, "warm", "cold_snap"),
+        "cpu_s": {k: round(statistics.median(v), 3) for k, v in cpu.items()},
+        "cpu_cold_ratio_to_bare_parse": ratio(cpu, "cold", "bare"),
+        "cpu_warm_ratio_to_cold": ratio(cpu, "warm", "cold_snap"),
     }
 
 
@@ -158,12 +171,12 @@ def edit_bench(root: str, samples: int) -> dict:
 
         middle = len(text) // 2
         ident = _identifier_in_body(text, file_tags, middle)
-        comment = text.index("#", text.index("\n", middle)) + 2
+        comment = _comment_position(text, middle)
         signature = text.index("(", len(data[:target_fn.name_byte].decode())) + 1
 
-        def run(position: int, check_users: bool) -> tuple[list[float], list[int]]:
+        def run(position: int, check_users: bool) -> tuple[list[float], list[float], list[int]]:
             nonlocal text
-            times, reindexed = [], []
+            times, cpu_times, reindexed = [], [], []
             for i in range(samples):
                 if i % 2 == 0:
                     edit = Edit(position, position, "q")
@@ -171,30 +184,46 @@ def edit_bench(root: str, samples: int) -> dict:
                 else:
                     edit = Edit(position, position + 1, "")
                     new_text = text[:position] + text[position + 1:]
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.thread_time()
                 index.did_change(path, [edit], new_text)
                 stats = index.flush()
                 if check_users:
                     index.graph.imports_of(users[0])  # re-resolves the marked importers
                 times.append((time.perf_counter() - start) * 1000)
+                cpu_times.append((time.thread_time() - cpu) * 1000)
                 reindexed.append(stats.reindexed)
                 text = new_text
-            return times, reindexed
+            return times, cpu_times, reindexed
 
         results = {}
         for name, position, check in (("identifier_edit", ident, False), ("comment_edit", comment, False),
                                       ("signature_edit", signature, True)):
             run(position, check)  # warm-up pass
-            times, reindexed = run(position, check)
+            times, cpu_times, reindexed = run(position, check)
             results[name] = {"p50_ms": round(percentile(times, 0.50), 3), "p95_ms": round(percentile(times, 0.95), 3),
                              "p99_ms": round(percentile(times, 0.99), 3), "samples": len(times),
+                             "cpu_p50_ms": round(percentile(cpu_times, 0.50), 3),
+                             "cpu_p95_ms": round(percentile(cpu_times, 0.95), 3),
+                             "cpu_p99_ms": round(percentile(cpu_times, 0.99), 3),
                              "files_reindexed_per_edit": max(reindexed)}
         results["signature_edit"]["importers_marked"] = len(index.last_flush.marked)
         index.close()
         return {"file": os.path.relpath(source_path, root), "lines": text.count("\n"), "bytes": len(data),
+                "load_average_1m": round(os.getloadavg()[0], 2),
                 "function": target_fn.name, **results}
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _comment_position(text: str, near: int) -> int:
+    """A position inside a whole-line comment after `near`."""
+    pos = text.index("\n", near) + 1
+    while True:
+        end = text.index("\n", pos)
+        line = text[pos:end]
+        if line.lstrip().startswith("# ") and len(line.strip()) > 6:
+            return pos + line.index("#") + 3
+        pos = end + 1
 
 
 def _identifier_in_body(text: str, file_tags, near: int) -> int:

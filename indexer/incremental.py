@@ -16,8 +16,6 @@ The cache keeps the analyses used by the last two assemblies (an edit and its un
 
 from __future__ import annotations
 
-import re
-
 import xxhash
 
 from indexer import languages
@@ -71,13 +69,13 @@ class IncrementalTagger:
                 extra.setdefault(name, []).append((start, end))
         identifiers: dict[tuple, list] = {}
 
-        def identifier_refs(offset: int, analysis: ChunkAnalysis, pattern: re.Pattern[bytes]) -> list:
-            key = (keys[offset], pattern.pattern)
+        def identifier_refs(offset: int, analysis: ChunkAnalysis, names: tuple[bytes, ...]) -> list:
+            key = (keys[offset], names)
             found = identifiers.get(key)
             if found is None:
                 found = self._identifiers.get(key)
                 if found is None:
-                    found = identifier_references(analysis, source[offset:offset + analysis.length], pattern)
+                    found = identifier_references(analysis, source[offset:offset + analysis.length], names)
                 identifiers[key] = found
             return found
 

@@ -19,14 +19,13 @@ Invariants:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from indexer.fingerprint import code_words
 from indexer.spans import SpanSet, cut_out, merge_spans
 
 _REF_KEYS = (("reference.attribute", "attribute"), ("reference.type", "type"), ("reference.call", "call"))
-_WORD_CHARS = rb"\w$\x80-\xff"
+_WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$") | frozenset(range(0x80, 0x100))
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,30 +75,33 @@ def analyze_chunk(caps: dict[str, list[tuple[int, int]]], source: bytes, start: 
     )
 
 
-def bound_name_pattern(names: set[str]) -> re.Pattern[bytes] | None:
-    """A regex matching any of `names` as a whole word (None when there are none)."""
-    names = {n for n in names if n}
-    if not names:
-        return None
-    alternatives = b"|".join(re.escape(n.encode()) for n in sorted(names, key=lambda n: (-len(n), n)))
-    return re.compile(rb"(?<![" + _WORD_CHARS + rb"])(?:" + alternatives + rb")(?![" + _WORD_CHARS + rb"])")
+def bound_names_key(names: set[str]) -> tuple[bytes, ...]:
+    """The names bound by a file's imports, as sorted UTF-8 bytes (empty names dropped)."""
+    return tuple(sorted(n.encode("utf-8", "surrogatepass") for n in names if n))
 
 
-def identifier_references(analysis: ChunkAnalysis, chunk: bytes, pattern: re.Pattern[bytes]) -> list[tuple[int, int, str]]:
+def identifier_references(analysis: ChunkAnalysis, chunk: bytes, names: tuple[bytes, ...]) -> list[tuple[int, int, str]]:
     """Plain uses (kind "identifier") of names bound by the file's imports, in one chunk: whole
-    words matching `pattern` that are not other references or definition names, nor inside
+    words equal to one of `names` that are not other references or definition names, nor inside
     comments or strings. (The caller, which sees the whole file, drops attribute names after a
     '.' and uses inside import statements, either of which can lie across a chunk boundary.)"""
     taken = {s for s, _, _ in analysis.references} | analysis.name_starts
     skip: SpanSet | None = None
     out: list[tuple[int, int, str]] = []
-    for m in pattern.finditer(chunk):
-        s = m.start()
-        if s in taken:
-            continue
-        if skip is None:
-            skip = SpanSet(merge_spans(analysis.skip))
-        if skip.contains(s):
-            continue
-        out.append((s, m.end(), "identifier"))
+    size = len(chunk)
+    for name in names:
+        width = len(name)
+        s = chunk.find(name)
+        while s >= 0:
+            e = s + width
+            if (s in taken or (s > 0 and chunk[s - 1] in _WORD_BYTES)
+                    or (e < size and chunk[e] in _WORD_BYTES)):
+                s = chunk.find(name, s + 1)
+                continue
+            if skip is None:
+                skip = SpanSet(merge_spans(analysis.skip))
+            if not skip.contains(s):
+                out.append((s, e, "identifier"))
+            s = chunk.find(name, e)
+    out.sort()
     return out

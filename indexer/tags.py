@@ -25,7 +25,6 @@ Invariants:
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from indexer.fingerprint import semantic_fingerprint
 from indexer.import_syntax import build_imports
 from indexer.references import Reference, References
 from indexer.spans import LineIndex, unique_sorted
-from indexer.tag_chunks import ChunkAnalysis, analyze_chunk, bound_name_pattern, identifier_references
+from indexer.tag_chunks import ChunkAnalysis, analyze_chunk, bound_names_key, identifier_references
 
 DEFINITION_KINDS = frozenset(
     {"function", "method", "class", "struct", "interface", "enum", "type", "variable", "constant", "module"}
@@ -97,7 +96,7 @@ def extract_tags(lang: str, tree: languages.Tree, source: bytes) -> FileTags:
     return assemble(lang, source, [(0, analyze_chunk(caps, source, 0, len(source)))])
 
 
-IdentifierRefs = Callable[[int, ChunkAnalysis, "re.Pattern[bytes]"], list]
+IdentifierRefs = Callable[[int, ChunkAnalysis, tuple[bytes, ...]], list]
 
 
 def assemble(
@@ -109,7 +108,7 @@ def assemble(
 ) -> FileTags:
     """`FileTags` from the analyses of consecutive chunks (offset, analysis) covering the file,
     plus `extra` captures (absolute spans) of nodes larger than any chunk.
-    `identifier_refs(offset, analysis, pattern)` may serve plain-identifier references from a
+    `identifier_refs(offset, analysis, names)` may serve plain-identifier references from a
     cache; by default they are found in the chunk's text."""
     lines = LineIndex(source)
     structure: dict[str, list[tuple[int, int]]] = {key: list(spans) for key, spans in (extra or {}).items()}
@@ -121,17 +120,17 @@ def assemble(
     imports, statements = build_imports(lang, structure, source, lines)
     bound = {name for imp in imports for name in imp.local_names}
     bound.update(imp.alias for imp in imports if imp.alias)
-    pattern = bound_name_pattern(bound)
+    names = bound_names_key(bound)
     spans: list[tuple[int, int, str]] = []
     words: list[bytes] = []
     for offset, analysis in parts:
         refs = analysis.references
-        if pattern is not None:
+        if names:
             if identifier_refs is not None:
-                extra_refs = identifier_refs(offset, analysis, pattern)
+                extra_refs = identifier_refs(offset, analysis, names)
             else:
-                chunk = source[offset:offset + analysis.length]
-                extra_refs = identifier_references(analysis, chunk, pattern)
+                chunk = source[offset:offset + analysis.length] if offset or analysis.length < len(source) else source
+                extra_refs = identifier_references(analysis, chunk, names)
             if extra_refs:
                 kept = [r for r in extra_refs
                         if source[offset + r[0] - 1:offset + r[0]] != b"." and not statements.contains(r[0] + offset)]
