@@ -60,9 +60,13 @@ class EmbeddedNeovim:
         env["XDG_STATE_HOME"] = str(workdir / ".state")  # LSP log and shada stay in the test dir
         env["XDG_DATA_HOME"] = str(workdir / ".data")
         env["XDG_CONFIG_HOME"] = str(workdir / ".config")
+        # The server's disk cache and index snapshot live under XDG_CACHE_HOME: one per test, so
+        # that an answer cached by another test (same prompt, other reply) never shows here.
+        env["XDG_CACHE_HOME"] = str(workdir / ".cache")
         argv = [exe, "--embed", "--headless", "-u", "NONE", "-i", "NONE", "-n",
                 "--cmd", f"set runtimepath^={PLUGIN_DIR}", "--cmd", "filetype on"]
-        self._saved_env = {k: os.environ.get(k) for k in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME")}
+        self._saved_env = {k: os.environ.get(k) for k in ("XDG_STATE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME",
+                                                       "XDG_CACHE_HOME")}
         os.environ.update({k: env[k] for k in self._saved_env})
         try:
             self.nvim = pynvim.attach("child", argv=argv)

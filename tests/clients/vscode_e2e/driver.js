@@ -176,7 +176,11 @@ async function main() {
       "--user-data-dir", path.join(WORK_DIR, "user-data"),
       workspace,
     ],
-    { cwd: WORK_DIR, env: { ...process.env, XDG_CONFIG_HOME: path.join(WORK_DIR, "xdg-config") } },
+    {
+      cwd: WORK_DIR,
+      // arbor-ls inherits this environment: its disk cache and index snapshot stay in WORK_DIR.
+      env: { ...process.env, XDG_CONFIG_HOME: path.join(WORK_DIR, "xdg-config"), XDG_CACHE_HOME: path.join(WORK_DIR, "xdg-cache") },
+    },
   );
   await waitForHttp(`http://127.0.0.1:${port}/healthz`, deadline);
   mark("codeServer");
