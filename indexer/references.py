@@ -34,12 +34,13 @@ class Reference:
 class References(Sequence):
     """Lazily materialised references; construct with `from_spans` or `from_items`."""
 
-    __slots__ = ("_source", "_spans", "_lines", "_items", "_counts")
+    __slots__ = ("_source", "_spans", "_lines", "_rows", "_items", "_counts")
 
     def __init__(self) -> None:
         self._source: bytes = b""
         self._spans: list[tuple[int, int, str]] = []
         self._lines: LineIndex | None = None
+        self._rows: Sequence[tuple[str, str, int, int]] | None = None
         self._items: tuple[Reference, ...] | None = None
         self._counts: dict[str, int] | None = None
 
@@ -56,14 +57,33 @@ class References(Sequence):
         refs._items = tuple(items)
         return refs
 
+    @classmethod
+    def from_rows(cls, rows: Sequence[tuple[str, str, int, int]]) -> References:
+        """References from (name, kind, line, byte) rows (as stored in the snapshot)."""
+        refs = cls()
+        refs._rows = rows
+        return refs
+
+    def rows(self) -> tuple[tuple[str, str, int, int], ...]:
+        """(name, kind, line, byte) of each reference (without making `Reference` objects)."""
+        if self._items is not None:
+            return tuple((r.name, r.kind, r.line, r.byte) for r in self._items)
+        if self._rows is not None:
+            return tuple(self._rows)
+        source, line_of = self._source, self._lines.line_of  # type: ignore[union-attr]
+        return tuple((source[s:e].decode("utf-8", "replace"), kind, line_of(s), s) for s, e, kind in self._spans)
+
     def _materialise(self) -> tuple[Reference, ...]:
         items = self._items
         if items is None:
-            source, line_of = self._source, self._lines.line_of  # type: ignore[union-attr]
-            items = tuple(
-                Reference(source[s:e].decode("utf-8", "replace"), kind, line_of(s), s)
-                for s, e, kind in self._spans
-            )
+            if self._rows is not None:
+                items = tuple(Reference(*row) for row in self._rows)
+            else:
+                source, line_of = self._source, self._lines.line_of  # type: ignore[union-attr]
+                items = tuple(
+                    Reference(source[s:e].decode("utf-8", "replace"), kind, line_of(s), s)
+                    for s, e, kind in self._spans
+                )
             self._items = items
         return items
 
@@ -73,6 +93,8 @@ class References(Sequence):
         if counts is None:
             if self._items is not None:
                 counts = dict(Counter(r.name for r in self._items))
+            elif self._rows is not None:
+                counts = dict(Counter(row[0] for row in self._rows))
             else:
                 source = self._source
                 raw = Counter(source[s:e] for s, e, _ in self._spans)
@@ -81,7 +103,9 @@ class References(Sequence):
         return counts
 
     def __len__(self) -> int:
-        return len(self._items) if self._items is not None else len(self._spans)
+        if self._items is not None:
+            return len(self._items)
+        return len(self._rows) if self._rows is not None else len(self._spans)
 
     @overload
     def __getitem__(self, index: int) -> Reference: ...

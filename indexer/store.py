@@ -23,7 +23,7 @@ from pathlib import Path
 import xxhash
 
 from indexer import languages
-from indexer.references import Reference, References
+from indexer.references import References
 from indexer.tags import Definition, FileTags, Import
 
 log = logging.getLogger("arbor.indexer")
@@ -65,11 +65,18 @@ def encode_tags(tags: FileTags) -> bytes:
         tags.language,
         tuple((d.name, d.kind, d.start_line, d.end_line, d.start_byte, d.end_byte, d.name_line,
                d.name_byte, d.container) for d in tags.definitions),
-        tuple((r.name, r.kind, r.line, r.byte) for r in tags.references),
+        _reference_rows(tags.references),
         tuple((i.module, i.names, i.local_names, i.alias, i.wildcard, i.kind, i.line) for i in tags.imports),
         tags.package,
         tags.fingerprint,
     ))
+
+
+def _reference_rows(references) -> tuple:
+    rows = getattr(references, "rows", None)
+    if rows is not None:
+        return rows()
+    return tuple((r.name, r.kind, r.line, r.byte) for r in references)
 
 
 def decode_tags(data: bytes) -> FileTags:
@@ -77,7 +84,7 @@ def decode_tags(data: bytes) -> FileTags:
     return FileTags(
         language=language,
         definitions=tuple(Definition(*d) for d in defs),
-        references=References.from_items([Reference(*r) for r in refs]),
+        references=References.from_rows(refs),
         imports=tuple(Import(*i) for i in imports),
         package=package,
         fingerprint=fingerprint,
