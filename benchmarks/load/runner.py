@@ -206,7 +206,7 @@ def build_report(arbor: ServerRun, bare: ServerRun | None, ws: BenchWorkspace, o
     report: dict[str, Any] = {
         "benchmark": "load",
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_info(),
+        "machine": machine_info(),  # load_average_1m: at the end of the run (a busy machine inflates timings)
         "workspace": ws.description,
         "backend": backend,
         "options": options,

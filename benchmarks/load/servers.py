@@ -86,6 +86,7 @@ def machine_info() -> dict[str, Any]:
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "pygls": getattr(pygls, "__version__", None) or _dist_version("pygls"),
+        "load_average_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
     }
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
