@@ -254,6 +254,27 @@ async function main() {
     mark("ghost");
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-ghost-text.png") });
 
+    // The editor's own Accept Next Word (Ctrl+Right) takes "a"; the rest stays as ghost text.
+    await page.keyboard.down("Control");
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.up("Control");
+    const afterWord = await page.waitForFunction(
+      () => {
+        // The buffer's own text: a view-line minus the ghost-text decorations drawn inside it.
+        const lines = [...document.querySelectorAll(".monaco-editor .view-line")].map((line) => {
+          const copy = line.cloneNode(true);
+          copy.querySelectorAll('[class*="ghost-text"]').forEach((ghost) => ghost.remove());
+          const ghost = [...line.querySelectorAll('[class*="ghost-text"]')].map((part) => part.textContent || "").join("");
+          return { text: (copy.textContent || "").replace(/\u00a0/g, " "), ghost: ghost.replace(/\u00a0/g, " ") };
+        });
+        const typed = lines.find((line) => line.text === "    return a");
+        return typed !== undefined ? typed : false;
+      },
+      { timeout: 10_000 },
+    );
+    const wordLine = await afterWord.jsonValue();
+    mark("acceptedWord");
+
     await page.keyboard.press("Tab");
     await page.waitForFunction(
       () => ![...document.querySelectorAll('.monaco-editor [class*="ghost-text"]')].some((part) => part.textContent),
@@ -280,13 +301,14 @@ async function main() {
 
     const statusTexts = await page.$$eval(".statusbar-item", (items) => items.map((item) => item.textContent || ""));
     const expectedLine = `    return ${COMPLETION}`;
-    const ok = lines.includes(expectedLine) && /"accepted_full": 1,?$/.test(statsAccepted);
+    const ok = lines.includes(expectedLine) && /"accepted_full": 1,?$/.test(statsAccepted) && wordLine.ghost.includes("+ b");
     console.log(
       JSON.stringify({
         ok,
         ghostText,
         lines,
         expectedLine,
+        wordLine,
         statsAccepted,
         backend: backend.seen,
         status: statusTexts.filter((text) => /arbor/.test(text)),
