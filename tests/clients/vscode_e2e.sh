@@ -47,6 +47,9 @@ log "packaging the extension"
 bash "$REPO/editors/vscode/scripts/package.sh" >/dev/null
 VSIX="$(ls -t "$REPO"/editors/vscode/dist/*.vsix | head -1)"
 
+# Only this run's screenshots and logs (removed by name: the folder may be the caller's).
+rm -rf "$ARTIFACTS_DIR"/vscode-*.png "$ARTIFACTS_DIR"/vscode-failure-editor.html "$ARTIFACTS_DIR"/*.log \
+  "$ARTIFACTS_DIR/vscode-logs"
 mkdir -p "$ARTIFACTS_DIR" "$WORK_DIR/extensions" "$WORK_DIR/xdg-config"
 log "installing $(basename "$VSIX") into code-server"
 XDG_CONFIG_HOME="$WORK_DIR/xdg-config" "$NODE24/node" "$CODE_SERVER/out/node/entry.js" \
