@@ -12,6 +12,8 @@ Phases, each over all files, in one process:
 - "restart": a new CompletionCache over the same disk directory (memory tiers empty again).
 - "comment_edit": the same cache as "restart", each file with a comment line inserted at its top
   and the model's text updated to match: every prompt differs, local contexts do not.
+- with --redis-url only, "shared_first_teammate" then "shared_second_teammate": two caches with no
+  disk tier sharing one Redis server; the second types what the first typed.
 
 For each phase: requests; the fraction served without a backend call, per tier and in total
 (checked against the model double's own call count); stale hits as judged by an oracle that
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import statistics
 import sys
@@ -186,6 +189,15 @@ async def run(args) -> dict:
         phases.append(await replay("comment_edit", edited, root, warm))
         final_stats = warm.stats()
         warm.close()
+        if args.redis_url:
+            namespace = f"bench{os.getpid()}"
+            shared = CacheSettings(disk=False, redis_url=args.redis_url, redis_namespace=namespace)
+            alice = TimedCache(shared, workspace_root=str(root))
+            phases.append(await replay("shared_first_teammate", files, root, alice))
+            alice.close()
+            bob = TimedCache(shared, workspace_root=str(root))
+            phases.append(await replay("shared_second_teammate", files, root, bob))
+            bob.close()
     total_requests = sum(p["requests"] for p in phases)
     return {
         "benchmark": "cache",
@@ -212,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
     parser.add_argument("--modules", default=DEFAULT_MODULES)
     parser.add_argument("--max-lines", type=int, default=0, help="type only the first N lines of each file")
+    parser.add_argument("--redis-url", default="",
+                        help="also replay as two teammates sharing this Redis (phases shared_*)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "cache.json"))
     args = parser.parse_args(argv)
     report = asyncio.run(run(args))

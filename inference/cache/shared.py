@@ -91,26 +91,32 @@ class SharedTier:
         self.status = "ok"
 
     def get(self, kind: str, key: str) -> str | None:
-        if not self._available():
+        found = self.get_first([(kind, key)])
+        return None if found is None else found[1]
+
+    def get_first(self, items: list[tuple[str, str]]) -> tuple[str, str] | None:
+        """(kind, text) of the first of the (kind, key) items that Redis holds, in one round trip."""
+        if not items or not self._available():
             return None
         try:
-            raw = self._client.get(self._key(kind, key))
+            values = self._client.mget([self._key(kind, key) for kind, key in items])
         except Exception as exc:  # redis.RedisError, OSError
             self._failed(exc)
             self.stats.misses += 1
             return None
         self._succeeded()
-        if raw is None:
-            self.stats.misses += 1
-            return None
-        try:
-            text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-        except UnicodeDecodeError:
-            self.stats.misses += 1
-            self.stats.rejected += 1
-            return None
-        self.stats.hits += 1
-        return text
+        for (kind, _key), raw in zip(items, values):
+            if raw is None:
+                continue
+            try:
+                text = raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+            except UnicodeDecodeError:
+                self.stats.rejected += 1
+                continue
+            self.stats.hits += 1
+            return kind, text
+        self.stats.misses += 1
+        return None
 
     def put(self, items: list[tuple[str, str, str]]) -> None:
         """Write (kind, key, text) items in one round trip."""

@@ -122,24 +122,25 @@ class CompletionCache:
         return None
 
     def _lookup_shared(self, request, key, skey, deps, verify) -> CacheHit | None:
-        text = self.shared.get(KIND_EXACT, key)
-        if text is not None:
+        wanted = [(KIND_EXACT, key)]
+        if skey is not None and self.semantic is not None:
+            wanted.append((KIND_SEMANTIC, skey))
+        found = self.shared.get_first(wanted)
+        if found is None:
+            return None
+        kind, text = found
+        if kind == KIND_EXACT:
             self.exact.put(key, text, deps)
             if self.disk is not None:
                 self.disk.put(key, text, deps)
             if skey is not None and self.semantic is not None:
                 self.semantic.put(skey, text, request.prefix, deps)
             return CacheHit(text, "shared")
-        if skey is None or self.semantic is None:
-            return None
-        relative = self.shared.get(KIND_SEMANTIC, skey)
-        if relative is None:
-            return None
-        served = serve_semantic(relative, request.prefix, request.suffix, verify)
+        served = serve_semantic(text, request.prefix, request.suffix, verify)
         if served is None:
             self.shared.stats.rejected += 1
             return None
-        self.semantic.lru.put(skey, relative, deps)
+        self.semantic.lru.put(skey, text, deps)
         return CacheHit(served, "shared")
 
     # --- stores ------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A dict-backed stand-in for redis.Redis (test double): get, pipelined set with EX, close."""
+"""A dict-backed stand-in for redis.Redis (test double): get, mget, pipelined set with EX, close."""
 
 from __future__ import annotations
 
@@ -22,6 +22,10 @@ class FakeRedis:
     def get(self, key):
         self._check()
         return self.data.get(key)
+
+    def mget(self, keys):
+        self._check()
+        return [self.data.get(k) for k in keys]
 
     def pipeline(self, transaction=False):
         return _Pipeline(self)

@@ -66,3 +66,15 @@ def test_missing_client_library_disables_the_tier(caplog):
 def test_redact_hides_credentials():
     assert _redact("redis://user:pw@h:1/0") == "redis://***@h:1/0"
     assert _redact("redis://h:1") == "redis://h:1"
+
+
+def test_get_first_answers_in_item_order_with_one_round_trip():
+    server, clock = FakeRedis(), Clock()
+    t = tier(server, clock)
+    t.put([(KIND_EXACT, "e1", "exact text"), (KIND_SEMANTIC, "s1", "semantic text")])
+    calls = server.calls
+    assert t.get_first([(KIND_EXACT, "e1"), (KIND_SEMANTIC, "s1")]) == (KIND_EXACT, "exact text")
+    assert t.get_first([(KIND_EXACT, "nope"), (KIND_SEMANTIC, "s1")]) == (KIND_SEMANTIC, "semantic text")
+    assert t.get_first([(KIND_EXACT, "nope")]) is None
+    assert server.calls == calls + 3
+    assert (t.stats.hits, t.stats.misses) == (2, 1)
