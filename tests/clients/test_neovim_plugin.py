@@ -251,3 +251,22 @@ def test_stale_answer_for_a_moved_cursor_is_dropped(editor, fake):
     assert editor.events("cancel")[0]["reason"] == "moved"
     time.sleep(1.0)
     assert editor.marks() == []
+
+
+def test_toggle_stops_requests_and_update_settings_reaches_the_server(editor, fake):
+    start(editor, fake)
+    editor.nvim.command("ArborToggle")
+    editor.type("Go    return ")
+    editor.wait_for("vim.api.nvim_get_current_line() == '    return '")
+    time.sleep(0.3)  # well past debounce_ms: a request would have been sent by now
+    assert editor.events("request") == []
+    assert editor.lua("return require('arbor').statusline()") == "arbor: off"
+    editor.nvim.command("ArborToggle")
+
+    # New settings (another backend) go to the running server as workspace/didChangeConfiguration.
+    with FakeOpenAIServer("from_the_new_backend") as other:
+        editor.lua("require('arbor').update_settings(...)", backend_settings(other.url))
+        editor.type("x")
+        editor.wait_for(GHOST_SHOWN, what="ghost text from the new backend")
+        assert editor.marks()[0]["virt_text"] == "from_the_new_backend"
+        assert other.requests and not any("return x" in r.get("prompt", "") for r in fake.requests)
