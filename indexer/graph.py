@@ -75,6 +75,7 @@ class SymbolGraph:
             if old is not None and old.fingerprint == tags.fingerprint and old.package == tags.package:
                 self._tags[path] = tags
                 return FileUpdate(path, False, tags.fingerprint)
+            previous_edges = self._out_edges.get(path)
             if old is not None:
                 self._drop_entries(path, old)
             else:
@@ -91,7 +92,7 @@ class SymbolGraph:
             self._resolve(path)
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
-            self._invalidate_edges(path, old, tags)
+            self._invalidate_edges(path, old, tags, previous_edges)
             self.version += 1
             return FileUpdate(path, True, tags.fingerprint, marked)
 
@@ -106,7 +107,7 @@ class SymbolGraph:
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
             self._unresolved_dirty = True
-            self._invalidate_edges(path, old, None)
+            self._invalidate_edges(path, old, None, self._out_edges.get(path))
             self._out_edges.pop(path, None)
             self.version += 1
             return FileUpdate(path, True, "", marked)
@@ -165,14 +166,23 @@ class SymbolGraph:
             self._stale.clear()
             self._edges_version += 1
 
-    def _invalidate_edges(self, path: str, old: FileTags | None, new: FileTags | None) -> None:
-        self._out_edges.pop(path, None)
+    def _invalidate_edges(
+        self, path: str, old: FileTags | None, new: FileTags | None, previous: dict[str, float] | None
+    ) -> None:
+        """Drop cached out-edges that `path`'s new content can change; bump the edges version
+        (which invalidates cached ranks) only when some edge may really have changed."""
+        if not self._out_edges:  # nothing computed yet (e.g. during a scan)
+            self._edges_version += 1
+            return
         old_names = {d.name for d in old.definitions} if old else set()
         new_names = {d.name for d in new.definitions} if new else set()
-        for name in old_names ^ new_names:
+        changed_names = old_names ^ new_names
+        for name in changed_names:
             for referrer in self._referrers.get(name, ()):
                 self._out_edges.pop(referrer, None)
-        self._edges_version += 1
+        self._out_edges.pop(path, None)
+        if changed_names or previous is None or new is None or self._edges_from(path) != previous:
+            self._edges_version += 1
 
     # ---- queries
 
@@ -324,12 +334,13 @@ class SymbolGraph:
 
     def rank_definitions(self, focus_path: str, limit: int = 50) -> list[tuple[float, str, Definition]]:
         """Definitions outside `focus_path`, most relevant first: file rank spread over the file's
-        definitions, weighted toward names `focus_path` refers to."""
+        definitions, weighted toward names `focus_path` refers to (from the best-ranked files)."""
         file_rank = self.rank(focus_path)
         with self._lock:
             focus_refs = self._ref_counts.get(focus_path, {})
             scored: list[tuple[float, str, Definition]] = []
-            for path, score in file_rank.items():
+            top_files = sorted(file_rank.items(), key=lambda item: (-item[1], item[0]))[:max(limit, 64)]
+            for path, score in top_files:
                 if path == focus_path or score <= 0 or path not in self._tags:
                     continue
                 definitions = self._tags[path].definitions

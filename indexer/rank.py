@@ -36,38 +36,41 @@ def personalized_pagerank(
     else:
         restart = {n: w / total_p for n, w in personalization.items() if w > 0}
 
-    normalised: dict[str, list[tuple[str, float]]] = {}
+    ordered = sorted(nodes)
+    index = {n: i for i, n in enumerate(ordered)}
+    out_lists: list[list[tuple[int, float]] | None] = [None] * len(ordered)
     for src, targets in edges.items():
-        out = sum(w for w in targets.values() if w > 0)
-        if out > 0:
-            normalised[src] = [(dst, w / out) for dst, w in sorted(targets.items()) if w > 0]
+        total = sum(w for w in targets.values() if w > 0)
+        if total > 0:
+            out_lists[index[src]] = [(index[dst], w / total) for dst, w in sorted(targets.items()) if w > 0]
+    restart_vec = [0.0] * len(ordered)
+    for n, w in restart.items():
+        restart_vec[index[n]] = w
 
     if start:
-        mass = sum(start.get(n, 0.0) for n in nodes)
-        rank = {n: start.get(n, 0.0) / mass for n in nodes} if mass > 0 else dict.fromkeys(nodes, 0.0)
+        mass = sum(start.get(n, 0.0) for n in ordered)
+        rank = [start.get(n, 0.0) / mass for n in ordered] if mass > 0 else [0.0] * len(ordered)
     else:
-        rank = dict.fromkeys(nodes, 0.0)
-        rank.update(restart)
-    ordered = sorted(nodes)
+        rank = list(restart_vec)
     for _ in range(max_iterations):
-        nxt = dict.fromkeys(ordered, 0.0)
+        nxt = [0.0] * len(ordered)
         dangling = 0.0
-        for src in ordered:
-            r = rank[src]
+        for i, r in enumerate(rank):
             if not r:
                 continue
-            out = normalised.get(src)
+            out = out_lists[i]
             if out is None:
                 dangling += r
                 continue
             share = damping * r
-            for dst, w in out:
-                nxt[dst] += share * w
+            for j, w in out:
+                nxt[j] += share * w
         leftover = (1.0 - damping) + damping * dangling
-        for n, w in restart.items():
-            nxt[n] += leftover * w
-        delta = sum(abs(nxt[n] - rank[n]) for n in ordered)
+        for i, w in enumerate(restart_vec):
+            if w:
+                nxt[i] += leftover * w
+        delta = sum(abs(a - b) for a, b in zip(nxt, rank))
         rank = nxt
         if delta < tolerance:
             break
-    return rank
+    return dict(zip(ordered, rank))

@@ -253,9 +253,15 @@ class WorkspaceIndex:
     # ---- document listener
 
     def did_open(self, path: str, text: str, language_id: str) -> None:
+        """Track an opened buffer; one larger than `max_file_bytes` is kept as text only."""
         path = normalize_path(path)
+        language = languages.language_for_id(language_id, path)
+        if language is not None and len(text) > self.options.max_file_bytes:
+            log.info("index: not parsing open buffer %s (%d characters > %d)", path, len(text),
+                     self.options.max_file_bytes)
+            language = None
         with self._lock:
-            self._docs[path] = OpenDocument(path, text, languages.language_for_id(language_id, path))
+            self._docs[path] = OpenDocument(path, text, language)
             self._pending.add(path)
 
     def did_change(self, path: str, edits: Sequence[TextEditLike], new_text: str) -> None:

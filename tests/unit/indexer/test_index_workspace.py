@@ -132,3 +132,14 @@ def test_gitignore_rule_semantics():
     assert gitignore_verdict(rules, "cache", True) is True
     assert gitignore_verdict(rules, "cache", False) is None  # directory-only rule
     assert gitignore_verdict(rules, "#hash", False) is True
+
+
+def test_huge_open_buffer_is_kept_as_text_without_parsing(tmp_path):
+    index = WorkspaceIndex(snapshot=False)
+    path = str(tmp_path / "huge.py").replace(os.sep, "/")
+    text = "x = 1\n" * (10 * 1024 * 1024 // 6 + 1)
+    index.did_open(path, text, "python")
+    index.flush()
+    assert index.text(path) == text
+    assert index.tree(path) is None
+    assert path not in index.graph.files
