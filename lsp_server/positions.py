@@ -27,9 +27,15 @@ class TextEdit:
 
 
 def line_start(text: str, line: int) -> int:
-    """Offset of the first character of `line` (0-based); raises PositionError past the last line."""
+    """Offset of the first character of `line` (0-based); raises PositionError past the last line.
+    For "\n"-only text (the common case) the scan runs in C (`str.split` with a limit)."""
     if line < 0:
         raise PositionError(f"negative line {line}")
+    if "\r" not in text:
+        parts = text.split("\n", line)
+        if len(parts) <= line:
+            raise PositionError(f"line {line} is past the end of the document")
+        return len(text) - len(parts[-1])
     pos = 0
     for _ in range(line):
         m = _BREAK.search(text, pos)
@@ -73,14 +79,13 @@ def offset_at(text: str, line: int, character: int, encoding: str = "utf-16", *,
 
 def position_at(text: str, offset: int, encoding: str = "utf-16") -> tuple[int, int]:
     """(line, character) of a code-point offset, in `encoding` units."""
-    line = 0
-    start = 0
-    for m in _BREAK.finditer(text, 0, offset):
-        if m.end() > offset:
-            break
-        line += 1
-        start = m.end()
-    return line, sum(_units(ch, encoding) for ch in text[start:offset]) if encoding in ("utf-8", "utf-16") else offset - start
+    line = len(_BREAK.findall(text, 0, offset))
+    if offset > 0 and text[offset - 1] == "\r" and text[offset:offset + 1] == "\n":
+        line -= 1  # inside a "\r\n" pair: still on the line the "\r" ends
+    start = line_start(text, line)
+    if encoding not in ("utf-8", "utf-16"):
+        return line, offset - start
+    return line, sum(_units(ch, encoding) for ch in text[start:offset])
 
 
 def apply_edit(text: str, edit: TextEdit) -> str:

@@ -39,10 +39,19 @@ class ApproxTokenizer:
     name = "approx"
 
     def count(self, text: str) -> int:
-        return _approx_count(text)
+        # Memoise only short texts (lines, signatures): a memo keyed by whole file prefixes would
+        # grow by the size of the buffer on every keystroke.
+        return _approx_count_memo(text) if len(text) <= _MEMO_MAX_CHARS else _approx_count(text)
+
+
+_MEMO_MAX_CHARS = 512
 
 
 @lru_cache(maxsize=65536)
+def _approx_count_memo(text: str) -> int:
+    return _approx_count(text)
+
+
 def _approx_count(text: str) -> int:
     total = 0
     for piece in _PIECE.findall(text):

@@ -49,7 +49,7 @@ def apply_changes(doc: OpenDocument, changes: list, encoding: str) -> list[TextE
     for change in changes:
         if isinstance(change, types.TextDocumentContentChangePartial):
             r = change.range
-            start = offset_at(text, r.start.line, r.start.character, encoding) if r.start.line >= 0 else 0
+            start = offset_at(text, r.start.line, r.start.character, encoding)
             try:
                 end = offset_at(text, r.end.line, r.end.character, encoding)
             except PositionError:
