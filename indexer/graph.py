@@ -76,20 +76,23 @@ class SymbolGraph:
                 self._tags[path] = tags
                 return FileUpdate(path, False, tags.fingerprint)
             previous_edges = self._out_edges.get(path)
-            if old is not None:
-                self._drop_entries(path, old)
+            if old is not None and old.package == tags.package and old.language == tags.language:
+                self._update_entries(path, old, tags)
             else:
-                self._unresolved_dirty = True
-            self._tags[path] = tags
-            self._modules.add(path, tags.package, tags.language)
-            for d in tags.definitions:
-                self._defs_by_name[d.name].add(path)
-            self._symbol_count += len(tags.definitions)
-            counts = _name_counts(tags)
-            self._ref_counts[path] = counts
-            for name in counts:
-                self._referrers[name].add(path)
-            self._resolve(path)
+                if old is not None:
+                    self._drop_entries(path, old)
+                else:
+                    self._unresolved_dirty = True
+                self._tags[path] = tags
+                self._modules.add(path, tags.package, tags.language)
+                for d in tags.definitions:
+                    self._defs_by_name[d.name].add(path)
+                self._symbol_count += len(tags.definitions)
+                counts = _name_counts(tags)
+                self._ref_counts[path] = counts
+                for name in counts:
+                    self._referrers[name].add(path)
+                self._resolve(path)
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
             self._invalidate_edges(path, old, tags, previous_edges)
@@ -117,6 +120,37 @@ class SymbolGraph:
         with self._lock:
             self._modules.go_modules[module_path] = directory
             self._unresolved_dirty = True
+
+    def _update_entries(self, path: str, old: FileTags, new: FileTags) -> None:
+        """Re-index `path` in place: touch only the names and imports that changed."""
+        self._tags[path] = new
+        old_names = {d.name for d in old.definitions}
+        new_names = {d.name for d in new.definitions}
+        for name in old_names - new_names:
+            bucket = self._defs_by_name.get(name)
+            if bucket is not None:
+                bucket.discard(path)
+                if not bucket:
+                    del self._defs_by_name[name]
+        for name in new_names - old_names:
+            self._defs_by_name[name].add(path)
+        self._symbol_count += len(new.definitions) - len(old.definitions)
+        old_counts = self._ref_counts.get(path, {})
+        counts = _name_counts(new)
+        self._ref_counts[path] = counts
+        for name in old_counts.keys() - counts.keys():
+            bucket = self._referrers.get(name)
+            if bucket is not None:
+                bucket.discard(path)
+                if not bucket:
+                    del self._referrers[name]
+        for name in counts.keys() - old_counts.keys():
+            self._referrers[name].add(path)
+        self._stale.discard(path)
+        if old.imports != new.imports:
+            self._resolve(path)
+        else:
+            self._out_edges.pop(path, None)
 
     def _drop_entries(self, path: str, old: FileTags) -> None:
         for d in old.definitions:
