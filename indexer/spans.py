@@ -24,11 +24,16 @@ class LineIndex:
         self._source = source
         self._newlines: list[int] | None = None
 
-    def line_of(self, byte: int) -> int:
+    @property
+    def newlines(self) -> list[int]:
+        """Offsets of the source's newline bytes, ascending."""
         newlines = self._newlines
         if newlines is None:
             newlines = self._newlines = [m.start() for m in _NEWLINE.finditer(self._source)]
-        return bisect_left(newlines, byte)
+        return newlines
+
+    def line_of(self, byte: int) -> int:
+        return bisect_left(self.newlines, byte)
 
 
 def unique_sorted(spans: Iterable[Span]) -> list[Span]:

@@ -214,8 +214,10 @@ def _build_definitions(raw_defs: dict, scopes: list, source: bytes, lines: LineI
     scope_stack: list[tuple[int, str]] = []
     scope_index = 0
     out: list[Definition] = []
+    newlines = lines.newlines
+    line_of = bisect_left
     for span, kind, name_span, explicit_container in ordered:
-        start = span[0]
+        start, end = span
         while stack and stack[-1][0] <= start:
             stack.pop()
         while scope_index < len(scopes) and scopes[scope_index][0] <= start:
@@ -223,25 +225,24 @@ def _build_definitions(raw_defs: dict, scopes: list, source: bytes, lines: LineI
             scope_index += 1
         while scope_stack and scope_stack[-1][0] <= start:
             scope_stack.pop()
-        name = _text(source, name_span)
-        container = _text(source, explicit_container) if explicit_container else None
-        if container is None:
+        name = source[name_span[0]:name_span[1]].decode("utf-8", "replace")
+        if explicit_container:
+            container: str | None = source[explicit_container[0]:explicit_container[1]].decode("utf-8", "replace")
+        elif stack or scope_stack:
             container = _innermost_class(stack, scope_stack)
-        direct_parent_is_class = bool(stack) and stack[-1][1] in CLASS_LIKE
-        in_scope = bool(scope_stack) and (not stack or scope_stack[-1][0] <= stack[-1][0])
-        if kind == "function" and (explicit_container or direct_parent_is_class or in_scope):
-            kind = "method"
+        else:
+            container = None
+        if kind == "function":
+            if explicit_container or (stack and stack[-1][1] in CLASS_LIKE) or (
+                    scope_stack and (not stack or scope_stack[-1][0] <= stack[-1][0])):
+                kind = "method"
         elif kind == "variable" and _looks_constant(name):
             kind = "constant"
-        out.append(
-            Definition(
-                name=name, kind=kind,
-                start_line=lines.line_of(span[0]), end_line=lines.line_of(max(span[0], span[1] - 1)),
-                start_byte=span[0], end_byte=span[1],
-                name_line=lines.line_of(name_span[0]), name_byte=name_span[0], container=container,
-            )
-        )
-        stack.append((span[1], kind, name))
+        out.append(Definition(
+            name, kind, line_of(newlines, start), line_of(newlines, max(start, end - 1)), start, end,
+            line_of(newlines, name_span[0]), name_span[0], container,
+        ))
+        stack.append((end, kind, name))
     return out
 
 
