@@ -3,15 +3,18 @@
 Workloads (a completion server's: long prompts that share all but their last line):
 1. ttft: a ~1,000-token prompt of real code whose last line differs from the previous request's.
    Engine: time from submitting the request to its first token (prefix cache warm from the
-   previous request). Transformers: `generate(max_new_tokens=1)` on the same ids (no cache).
-   The engine without a cache hit ("engine_cold") is reported for reference.
-2. decode: tokens/s at batch 1 after the first token, 64 new tokens, same prompt.
-3. throughput: 8 different ~250-token prompts, 64 new tokens each; engine: all 8 concurrently
-   (continuous batching), transformers: one after another. Total generated tokens / wall time.
-4. peak memory: each side in a fresh child process that loads the model and serves workload 3;
-   peak RSS (VmHWM) of that process.
-Timings alternate engine / transformers per repetition and report medians. Greedy decoding on
-both sides (EOS ignored), and the greedy outputs of workload 3 are compared.
+   previous request). Transformers: time from calling `generate` to its first new token (no
+   cache across calls). The engine without a cache hit ("engine_cold") is reported too.
+2. decode: tokens/s at batch 1 after the first token (64 new tokens, same requests as 1).
+3. throughput, 64 new tokens per request; engine: all 8 requests at once (continuous batching,
+   prefix cache emptied first), transformers: one after another. Total new tokens / wall time.
+   - shared_prefix: 8 ~500-token prompts of one file that differ in their last line (what a
+     completion server sees: many requests sharing long prefixes);
+   - distinct_prompts: 8 unrelated ~250-token prompts (no sharing: only batching helps).
+4. peak memory: each side in a fresh child process that loads the model and serves the
+   distinct-prompts workload once; peak RSS (VmHWM) of that process.
+Engine and transformers alternate within each repetition; medians are reported. Greedy decoding
+on both sides (EOS ignored); the throughput workloads compare both sides' greedy outputs.
 
 Run: python -m benchmarks.engine_bench [--model PATH] [--threads 2] [--out benchmarks/results/engine.json]
 """
@@ -27,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,8 +78,22 @@ def code_lines(tokenizer, target_tokens: int, offset: int = 0) -> list[str]:
     return out
 
 
-async def engine_generate(backend, ids: list[int], max_tokens: int) -> tuple[float, float, list[int]]:
-    """(seconds to first token, total seconds, token ids) for one request through the engine thread."""
+@dataclass
+class Timing:
+    """One request: seconds to the first new token, total seconds, and the new token ids."""
+
+    ttft: float
+    total: float
+    tokens: list[int]
+
+    @property
+    def decode_tok_s(self) -> float:
+        """Tokens per second after the first one (the first token's time is the TTFT)."""
+        return (len(self.tokens) - 1) / max(1e-9, self.total - self.ttft)
+
+
+async def engine_generate(backend, ids: list[int], max_tokens: int) -> Timing:
+    """One request through the engine thread, as the server sends it (greedy, EOS ignored)."""
     from inference.engine.sequence import GenerationParams
 
     params = GenerationParams(max_tokens=max_tokens, ignore_eos=True)
@@ -86,23 +104,70 @@ async def engine_generate(backend, ids: list[int], max_tokens: int) -> tuple[flo
         if first is None and output.token_ids:
             first = time.perf_counter()
         tokens.extend(output.token_ids)
-    return (first or time.perf_counter()) - start, time.perf_counter() - start, tokens
+    end = time.perf_counter()
+    return Timing((first or end) - start, end - start, tokens)
 
 
-def hf_generate(model, ids: list[int], max_tokens: int) -> tuple[float, list[int]]:
+class _TokenClock:
+    """A `generate` streamer that timestamps the first and the last new token."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.first: float | None = None
+        self.last = 0.0
+
+    def put(self, value) -> None:
+        self.calls += 1
+        if self.calls > 1:  # the first call carries the prompt
+            self.last = time.perf_counter()
+            self.first = self.first or self.last
+
+    def end(self) -> None:
+        pass
+
+
+def hf_generate(model, ids: list[int], max_tokens: int) -> Timing:
+    """transformers `generate`, greedy, exactly `max_tokens` new tokens, no cache across calls."""
     import torch
 
+    clock = _TokenClock()
     with torch.inference_mode():
         x = torch.tensor([ids])
         start = time.perf_counter()
         out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=max_tokens, min_new_tokens=max_tokens,
-                             do_sample=False, pad_token_id=0)
-        return time.perf_counter() - start, out[0, len(ids):].tolist()
+                             do_sample=False, pad_token_id=0, streamer=clock)
+        end = time.perf_counter()
+    return Timing((clock.first or end) - start, end - start, out[0, len(ids):].tolist())
 
 
 def reset_prefix_cache(backend) -> None:
     with backend.engine.lock:
         backend.engine.kv.pool.reset_prefix_cache()
+
+
+async def throughput(backend, hf, prompts: list[list[int]], new_tokens: int, repeats: int) -> dict:
+    """All prompts at once through the engine vs one after another through transformers; the
+    engine starts each repetition with an empty prefix cache."""
+    engine_rates, hf_rates, equal = [], [], True
+    for _ in range(repeats):
+        reset_prefix_cache(backend)
+        start = time.perf_counter()
+        ours = await asyncio.gather(*(engine_generate(backend, p, new_tokens) for p in prompts))
+        engine_rates.append(sum(len(t.tokens) for t in ours) / (time.perf_counter() - start))
+        start = time.perf_counter()
+        theirs = [hf_generate(hf, p, new_tokens) for p in prompts]
+        hf_rates.append(sum(len(t.tokens) for t in theirs) / (time.perf_counter() - start))
+        equal = equal and all(a.tokens == b.tokens for a, b in zip(ours, theirs))
+    med = statistics.median
+    return {"engine_concurrent": round(med(engine_rates), 2), "transformers_sequential": round(med(hf_rates), 2),
+            "ratio": round(med(engine_rates) / med(hf_rates), 2), "requests": len(prompts),
+            "prompt_tokens": [len(p) for p in prompts], "new_tokens": new_tokens, "greedy_outputs_equal": equal}
+
+
+def last_line_variants(tok, base: list[str], count: int, start: int = 0) -> list[list[int]]:
+    """`base` with its last line replaced by `count` different lines."""
+    head = "".join(base[:-1])
+    return [tok.encode(head + f"    value_{i} = compute_{i}(x, y)\n") for i in range(start, start + count)]
 
 
 async def measure(args) -> dict:
@@ -112,48 +177,35 @@ async def measure(args) -> dict:
     backend = build_backend(args.model, args.threads)
     hf = load_transformers(args.model)
     tok = backend.tokenizer
-    base = code_lines(tok, args.prompt_tokens)
-    variants = [f"    value_{i} = compute_{i}(x, y)\n" for i in range(args.repeats + 1)]
-    prompts = [tok.encode("".join(base[:-1]) + v) for v in variants]
+    prompts = last_line_variants(tok, code_lines(tok, args.prompt_tokens), args.repeats + 1)
     ttft_engine, ttft_cold, ttft_hf, decode_engine, decode_hf = [], [], [], [], []
-    await engine_generate(backend, prompts[0], 1)  # warm: the previous request
-    hf_generate(hf, prompts[0][:64], 2)
+    await engine_generate(backend, prompts[0], 1)  # the previous request: warms the prefix cache
+    hf_generate(hf, prompts[0][:64], 2)  # warm-up
     for i in range(1, args.repeats + 1):
-        first, total, tokens = await engine_generate(backend, prompts[i], args.decode_tokens + 1)
-        ttft_engine.append(first)
-        decode_engine.append(args.decode_tokens / (total - first))
-        t1, _ = hf_generate(hf, prompts[i], 1)
-        ttft_hf.append(t1)
-        t_all, _ = hf_generate(hf, prompts[i], args.decode_tokens + 1)
-        decode_hf.append(args.decode_tokens / max(1e-9, t_all - t1))
+        ours = await engine_generate(backend, prompts[i], args.decode_tokens + 1)
+        theirs = hf_generate(hf, prompts[i], args.decode_tokens + 1)
+        ttft_engine.append(ours.ttft)
+        decode_engine.append(ours.decode_tok_s)
+        ttft_hf.append(theirs.ttft)
+        decode_hf.append(theirs.decode_tok_s)
         reset_prefix_cache(backend)
-        cold, _, _ = await engine_generate(backend, prompts[i][:-3] + prompts[0][-3:], 1)
-        ttft_cold.append(cold)
-    batch_prompts = [tok.encode("".join(code_lines(tok, args.batch_prompt_tokens, offset=40 + 60 * k)))
-                     for k in range(args.batch)]
-    thr_engine, thr_hf, match = [], [], True
-    for _ in range(args.repeats):
-        reset_prefix_cache(backend)
-        start = time.perf_counter()
-        results = await asyncio.gather(*(engine_generate(backend, p, args.decode_tokens) for p in batch_prompts))
-        thr_engine.append(sum(len(r[2]) for r in results) / (time.perf_counter() - start))
-        start = time.perf_counter()
-        hf_outputs = [hf_generate(hf, p, args.decode_tokens)[1] for p in batch_prompts]
-        thr_hf.append(sum(len(o) for o in hf_outputs) / (time.perf_counter() - start))
-        match = match and all(r[2] == o for r, o in zip(results, hf_outputs))
+        ttft_cold.append((await engine_generate(backend, prompts[i], 1)).ttft)
+    distinct = [tok.encode("".join(code_lines(tok, args.batch_prompt_tokens, offset=40 + 60 * k))) for k in range(args.batch)]
+    shared = last_line_variants(tok, code_lines(tok, args.shared_prompt_tokens, offset=300), args.batch, start=100)
+    result_distinct = await throughput(backend, hf, distinct, args.decode_tokens, args.repeats)
+    result_shared = await throughput(backend, hf, shared, args.decode_tokens, args.repeats)
     await backend.aclose()
     med = statistics.median
     return {
         "ttft_ms": {"engine_prefix_hit": round(med(ttft_engine) * 1000, 1), "engine_cold": round(med(ttft_cold) * 1000, 1),
                     "transformers": round(med(ttft_hf) * 1000, 1), "prompt_tokens": len(prompts[1]),
-                    "speedup": round(med(ttft_hf) / med(ttft_engine), 2)},
+                    "speedup": round(med(ttft_hf) / med(ttft_engine), 2),
+                    "speedup_cold": round(med(ttft_hf) / med(ttft_cold), 2)},
         "decode_tok_s": {"engine": round(med(decode_engine), 2), "transformers": round(med(decode_hf), 2),
-                         "ratio": round(med(decode_engine) / med(decode_hf), 2), "new_tokens": args.decode_tokens},
-        "throughput_tok_s": {"engine_concurrent": round(med(thr_engine), 2), "transformers_sequential": round(med(thr_hf), 2),
-                             "ratio": round(med(thr_engine) / med(thr_hf), 2), "requests": args.batch,
-                             "prompt_tokens": [len(p) for p in batch_prompts], "new_tokens": args.decode_tokens,
-                             "greedy_outputs_equal": match},
-        "_batch_prompts": batch_prompts,
+                         "ratio": round(med(decode_engine) / med(decode_hf), 2), "new_tokens": args.decode_tokens,
+                         "context_tokens": len(prompts[1])},
+        "throughput_tok_s": {"distinct_prompts": result_distinct, "shared_prefix": result_shared},
+        "_batch_prompts": distinct,
     }
 
 
@@ -193,6 +245,7 @@ def main() -> None:
     parser.add_argument("--prompt-tokens", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=8)
     parser.add_argument("--batch-prompt-tokens", type=int, default=250)
+    parser.add_argument("--shared-prompt-tokens", type=int, default=500)
     parser.add_argument("--decode-tokens", type=int, default=64)
     parser.add_argument("--out", default="")
     parser.add_argument("--memory-side", choices=("engine", "transformers"), help=argparse.SUPPRESS)
@@ -218,7 +271,8 @@ def main() -> None:
     result["peak_memory"] = memory
     result["goals"] = {"ttft_speedup>=10": result["ttft_ms"]["speedup"] >= 10,
                        "decode_ratio>=1.0": result["decode_tok_s"]["ratio"] >= 1.0,
-                       "throughput_ratio>=3": result["throughput_tok_s"]["ratio"] >= 3}
+                       "throughput_shared_prefix_ratio>=3": result["throughput_tok_s"]["shared_prefix"]["ratio"] >= 3,
+                       "throughput_distinct_prompts_ratio>=3": result["throughput_tok_s"]["distinct_prompts"]["ratio"] >= 3}
     text = json.dumps(result, indent=2)
     print(text)
     if args.out:

@@ -116,8 +116,10 @@ def _decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta:
     batch, heads, head_dim = q.shape
     kv_heads = heads // group
     slots = meta.decode_slots
-    ks = k_cache[:, slots]  # [kv_heads, batch, context, d]
-    vs = v_cache[:, slots]
+    context = slots.shape[1]
+    flat = slots.view(-1)  # index_select copies whole rows; much faster than advanced indexing
+    ks = k_cache.index_select(1, flat).view(kv_heads, batch, context, head_dim)
+    vs = v_cache.index_select(1, flat).view(kv_heads, batch, context, head_dim)
     qs = q.view(batch, kv_heads, group, head_dim).transpose(0, 1)  # [kv_heads, batch, group, d]
     out = F.scaled_dot_product_attention(qs, ks, vs, attn_mask=meta.decode_mask, scale=scale)
     return out.transpose(0, 1).reshape(batch, heads, head_dim)

@@ -89,12 +89,14 @@ class LlamaForCausalLM(nn.Module):
         return F.linear(hidden, weight)
 
     def load_weights(self, state: dict[str, torch.Tensor], dtype: torch.dtype, device: torch.device) -> None:
-        """Take HF-named tensors (fusing q/k/v and gate/up). Raises KeyError naming a missing tensor."""
+        """Take HF-named tensors (fusing q/k/v and gate/up), removing each from `state` as it is
+        used so that the unfused originals can be freed during loading (lower peak memory).
+        Raises KeyError naming a missing tensor."""
 
         def take(name: str) -> torch.Tensor:
             if name not in state:
                 raise KeyError(f"missing tensor {name!r}")
-            return state[name]
+            return state.pop(name)
 
         def put(module: nn.Module, attr: str, tensor: torch.Tensor) -> None:
             expected = getattr(module, attr).shape
