@@ -5,9 +5,10 @@ Invariants:
   surrogates pass through, so byte lengths stay consistent with what was parsed).
 - Edits are recorded on the tree immediately (cheap) and the reparse is deferred until `tree()` is
   asked for, so a burst of keystrokes costs one incremental parse.
-- After `tree()` returns, the tree equals (as a syntax tree) a full parse of `source`: the
-  parse is incremental, except when its result has syntax errors (tree-sitter's error recovery
-  depends on the edit history), which are parsed again from scratch.
+- After `tree()` returns, the tree equals (as a syntax tree) a full parse of `source` whenever it
+  has no syntax errors. With errors, tree-sitter's error recovery can depend on the edit history;
+  `settle()` (run when the user pauses) parses such a tree afresh, after which it equals a full
+  parse in every case.
 - Edit offsets are code-point offsets into the text before that edit; out-of-range offsets are
   clamped, never raised.
 """
@@ -48,7 +49,8 @@ def _point_after(start_point: tuple[int, int], inserted: str) -> tuple[int, int]
 class OpenDocument:
     """An open buffer of language `language` (None: text is tracked, nothing is parsed)."""
 
-    __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_tagger", "edits_since_parse", "parses")
+    __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_settled", "_tagger",
+                 "edits_since_parse", "parses")
 
     def __init__(self, path: str, text: str, language: str | None) -> None:
         self.path = path
@@ -57,6 +59,7 @@ class OpenDocument:
         self._source: bytes | None = None
         self._tree: languages.Tree | None = None
         self._dirty = True
+        self._settled = True
         self._tagger = IncrementalTagger(language) if language is not None else None
         self.edits_since_parse = 0
         self.parses = 0
@@ -110,16 +113,31 @@ class OpenDocument:
         if self.language is None:
             return None
         if self._dirty or self._tree is None:
-            tree = languages.parse(self.language, self.source, self._tree)
-            if self._tree is not None and languages.has_error(tree):
-                # error recovery depends on the edit history: parse afresh so the tree is the
-                # same one a full parse gives
-                tree = languages.parse(self.language, self.source)
-            self._tree = tree
+            incremental = self._tree is not None
+            self._tree = languages.parse(self.language, self.source, self._tree)
             self._dirty = False
+            # error recovery can depend on the edit history: such a tree is re-parsed afresh by
+            # `settle`, when there is time
+            self._settled = not (incremental and languages.has_error(self._tree))
             self.edits_since_parse = 0
             self.parses += 1
         return self._tree
+
+    @property
+    def settled(self) -> bool:
+        """Whether the tree is known to equal a full parse of the current text."""
+        return self._settled and not self._dirty
+
+    def settle(self) -> bool:
+        """Parse afresh if the tree came from an incremental parse with syntax errors; returns
+        whether it did. Afterwards the tree equals a full parse of the current text."""
+        self.tree()
+        if self._settled or self.language is None:
+            return False
+        self._tree = languages.parse(self.language, self.source)
+        self._settled = True
+        self.parses += 1
+        return True
 
     def tags(self) -> FileTags | None:
         """The current tags (equal to `extract_tags` of a full parse), re-analysing only the

@@ -256,7 +256,7 @@ def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[lis
     size = len(source)
     types, wildcard_parents, sensitive = captured_types(_QUERY_FILE[lang])
     if size <= max_bytes or root.child_count == 0:
-        return [(0, size, (root.type,))], []
+        return [(0, size, (root.type, str(root) if root.has_error else None))], []
     leaves: list[Chunk] = []
     splits: list[Chunk] = []
 

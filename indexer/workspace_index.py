@@ -334,6 +334,17 @@ class WorkspaceIndex:
             self._notify(p, fp)
         return stats
 
+    def settle(self) -> FlushStats:
+        """Flush, then parse afresh the open buffers whose incremental trees have syntax errors
+        (see `OpenDocument.settle`) and re-index them. Meant for idle moments."""
+        self.flush()
+        with self._lock:
+            unsettled = [path for path, doc in self._docs.items() if not doc.settled and doc.language]
+            for path in unsettled:
+                self._docs[path].settle()
+                self._pending.add(path)
+        return self.flush() if unsettled else FlushStats()
+
     @property
     def graph(self) -> SymbolGraph:
         """The symbol graph, with all pending buffers flushed into it."""

@@ -7,7 +7,8 @@ Invariants:
 - Fingerprint notifications raised on that worker thread are delivered on the event loop, so
   subscribers (the completion cache) only ever run on the loop thread.
 - Edited buffers are re-indexed when something needs them (a completion request reads the graph)
-  or after `IDLE_FLUSH_S` without edits, whichever comes first.
+  or after `IDLE_FLUSH_S` without edits, whichever comes first; after `IDLE_SETTLE_S` without
+  edits, buffers whose incremental trees have syntax errors are parsed afresh (`settle`).
 - `index.enabled: false` skips the workspace scan and file watching; open buffers stay indexed.
 """
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IDLE_FLUSH_S = 0.3
+IDLE_SETTLE_S = 1.5
 PROGRESS_INTERVAL_S = 0.1
 WATCHER_ID = "arbor-index-watched-files"
 _tokens = count(1)
@@ -56,6 +58,7 @@ class IndexingService:
         self.closed = False
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-index")
         self._idle_handle: asyncio.TimerHandle | None = None
+        self._settle_handle: asyncio.TimerHandle | None = None
 
     # ---- document listener: flush after a pause in typing
     def did_open(self, path: str, text: str, language_id: str) -> None:
@@ -72,9 +75,11 @@ class IndexingService:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        if self._idle_handle is not None:
-            self._idle_handle.cancel()
+        for handle in (self._idle_handle, self._settle_handle):
+            if handle is not None:
+                handle.cancel()
         self._idle_handle = loop.call_later(IDLE_FLUSH_S, self._flush)
+        self._settle_handle = loop.call_later(IDLE_SETTLE_S, self._settle)
 
     def _flush(self) -> None:
         self._idle_handle = None
@@ -82,6 +87,13 @@ class IndexingService:
             self.index.flush()
         except Exception:
             log.exception("index: flushing edited buffers failed")
+
+    def _settle(self) -> None:
+        self._settle_handle = None
+        try:
+            self.index.settle()
+        except Exception:
+            log.exception("index: settling edited buffers failed")
 
     # ---- scans
     async def run(self, func, *args) -> Any:
@@ -195,8 +207,9 @@ class IndexingService:
 
     def close(self) -> None:
         self.closed = True
-        if self._idle_handle is not None:
-            self._idle_handle.cancel()
+        for handle in (self._idle_handle, self._settle_handle):
+            if handle is not None:
+                handle.cancel()
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.index.close()
 
