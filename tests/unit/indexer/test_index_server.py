@@ -116,5 +116,17 @@ async def test_scan_progress_watchers_and_folders(tmp_path: Path, client_name: s
                 break
             await asyncio.sleep(0.05)
         assert stats["lastFlush"]["reindexed"] == 1 and stats["symbols"] == 1
+
+        # new index settings rescan with the new file selection (the open buffer stays indexed)
+        (other / "skipped.go").write_text("package lib\n\nfunc Skipped() {}\n")
+        (other / "kept.go").write_text("package lib\n\nfunc Kept() {}\n")
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={**SETTINGS, "index": {"snapshot": False, "exclude": ["**/skipped.go"]}}))
+        for _ in range(100):
+            stats = await index_stats(client)
+            if stats["files"] == 2:
+                break
+            await asyncio.sleep(0.05)
+        assert stats["files"] == 2 and stats["symbols"] == 2
     finally:
         await client.shutdown_session()
