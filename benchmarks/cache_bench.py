@@ -213,6 +213,10 @@ async def run(args) -> dict:
                                                          for p in phases),
             "hit_router_p95_ms_max_over_phases": max(p["hit_latency_ms"]["router"].get("p95", 0) for p in phases),
             "requests_all_phases": total_requests,
+            "served_without_backend_by_phase": {p["phase"]: p["served_without_backend"] for p in phases},
+            "hit_lookup_p95_ms_by_phase": {p["phase"]: p["hit_latency_ms"]["lookup"].get("p95", 0) for p in phases},
+            "hit_lookup_cpu_p95_ms_by_phase": {p["phase"]: p["hit_latency_ms"]["lookup_cpu"].get("p95", 0)
+                                               for p in phases},
         },
         "phases": phases,
         "cache_stats_at_end": {k: final_stats[k] for k in ("lookups", "hits", "evictions", "bytes", "tiers")},
