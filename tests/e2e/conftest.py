@@ -3,6 +3,7 @@ capabilities of real clients, with a fake OpenAI-compatible backend on 127.0.0.1
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -41,8 +42,15 @@ def fake_backend() -> Any:
         yield server
 
 
+def server_env(root: Path) -> dict[str, str]:
+    """The server's environment: caches under the test's own directory, never the user's."""
+    cache_home = root.parent / f"{root.name}-cache"
+    cache_home.mkdir(exist_ok=True)
+    return {**os.environ, "XDG_CACHE_HOME": str(cache_home)}
+
+
 async def start_client(client_name: str, settings: dict[str, Any], root: Path) -> LanguageClient:
-    client = await ClientServerConfig(server_command=SERVER).start()
+    client = await ClientServerConfig(server_command=SERVER, server_env=server_env(root)).start()
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
     def register_capability(params: types.RegistrationParams) -> None:  # real clients accept these
