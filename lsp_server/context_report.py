@@ -8,9 +8,9 @@ from inference.templates import FimTemplate
 from pruning.context import PromptParts
 
 
-def context_report(parts: PromptParts, template: FimTemplate) -> dict[str, Any]:
+def context_report(parts: PromptParts, template: FimTemplate, repo_name: str = "") -> dict[str, Any]:
     data = parts.to_json()
-    request = parts.to_request()
+    request = parts.to_request(repo_name=repo_name)
     return {
         "prompt": template.render(request),
         "template": template.name,

@@ -6,9 +6,7 @@ prints is exactly what an editor would get. Latency is reported per stage in mil
 
 from __future__ import annotations
 
-import os
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,13 +47,9 @@ class CompletionPipeline:
             self._router = Router(self.settings.backends, cache=self._cache)
         return self._router
 
-    def relative(self, path: str) -> str:
-        if self.workspace_root:
-            try:
-                return os.path.relpath(path, self.workspace_root).replace(os.sep, "/")
-            except ValueError:
-                pass
-        return Path(path).name
+    @property
+    def repo_name(self) -> str:
+        return Path(self.workspace_root).name if self.workspace_root else ""
 
     def build_context(self, path: str, text: str, offset: int, *, language: str = "",
                       budget_tokens: int | None = None) -> PromptParts:
@@ -64,8 +58,9 @@ class CompletionPipeline:
             path, text, offset, language=language or language_id_for(path),
             budget_tokens=budget_tokens or cfg.budget_tokens,
             prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
+            workspace_root=self.workspace_root,
         )
-        return replace(parts, path=self.relative(path)) if parts.path == path else parts
+        return parts
 
     def wants_multiline(self, parts: PromptParts) -> bool:
         mode = self.settings.completion.multiline
@@ -84,7 +79,7 @@ class CompletionPipeline:
         context_ms = _ms(started)
         multiline = self.wants_multiline(parts)
         cfg = self.settings.completion
-        request = parts.to_request(multiline=multiline, max_tokens=cfg.max_tokens)
+        request = parts.to_request(multiline=multiline, max_tokens=cfg.max_tokens, repo_name=self.repo_name)
 
         def finish(raw: str) -> str:
             out = postprocess(raw, prefix=parts.prefix, suffix=parts.suffix, language=parts.language,

@@ -146,7 +146,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
             depends[display[piece.path]] = fingerprints.get(piece.path) or ""
     key = semantic_key(language or (syntax.name if syntax else ""), scope_tokens, prefix_text, suffix_text,
                        [(s.path, s.text) for s in snippets])
-    return PromptParts(prefix=pre.text, suffix=suf.text, path=path, language=language, snippets=snippets,
+    return PromptParts(prefix=pre.text, suffix=suf.text, path=display[path], language=language, snippets=snippets,
                        tokens=used, budget=budget_tokens, depends_on=tuple(sorted(depends.items())),
                        semantic_key=key)
 

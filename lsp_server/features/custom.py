@@ -29,4 +29,4 @@ def register(server: ArborServer) -> None:
         pipeline = ls._pipeline
         if pipeline is None or pipeline.last_context is None:
             return None
-        return context_report(pipeline.last_context, pipeline.router.primary_template())
+        return context_report(pipeline.last_context, pipeline.router.primary_template(), pipeline.repo_name)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 
+from inference.backend_spec import BackendSpec
+from inference.model_store import DEFAULT_MODEL, find_known
 from inference.templates import template_for
 
 from ..context_report import context_report
-from ..pipeline import CompletionPipeline
-from .target import add_target_arguments, load_cli_settings, parse_target
+from .target import add_target_arguments, load_cli_settings, make_pipeline, parse_target
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,6 +22,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+def configured_family(spec: BackendSpec) -> str:
+    """The prompt family a backend will use, known without creating it (no model is loaded)."""
+    if spec.model_family or spec.kind != "embedded":
+        return spec.model_family
+    known = find_known(spec.model or DEFAULT_MODEL)
+    return known.family if known else ""
+
+
 def run(args: argparse.Namespace) -> int:
     target = parse_target(args.target, args.workspace)
     settings = load_cli_settings(args.config)
@@ -28,12 +37,11 @@ def run(args: argparse.Namespace) -> int:
         from ..errors import UsageError
 
         raise UsageError(f"--budget must be at least 64 tokens, got {args.budget}")
-    spec = settings.backends[0] if settings.backends else None
-    template = template_for(spec.model_family if spec else "")
+    template = template_for(configured_family(settings.backends[0]))
     # The pipeline's router is never touched: `context` loads no model and opens no connection.
-    pipeline = CompletionPipeline(settings, str(target.workspace))
+    pipeline = make_pipeline(settings, target)
     parts = pipeline.build_context(str(target.path), target.text, target.offset, budget_tokens=args.budget)
-    report = context_report(parts, template)
+    report = context_report(parts, template, pipeline.repo_name)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:

@@ -11,9 +11,10 @@ import argparse
 import json
 import os
 
-from indexer import ScanOptions, WorkspaceIndex
+from indexer import WorkspaceIndex
 
 from ..errors import UsageError
+from ..features.indexing import scan_options
 from .target import load_cli_settings
 
 
@@ -31,10 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not os.path.isdir(args.directory):
         raise UsageError(f"not a directory: {args.directory}")
-    settings = load_cli_settings(args.config).index
-    options = ScanOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
-                          max_file_bytes=settings.max_file_bytes)
-    index = WorkspaceIndex(options, snapshot=settings.snapshot and not args.no_snapshot)
+    settings = load_cli_settings(args.config)
+    index = WorkspaceIndex(scan_options(settings.index), snapshot=settings.index.snapshot and not args.no_snapshot)
     try:
         report = index.scan([args.directory]).to_json()
     finally:

@@ -8,9 +8,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from indexer import WorkspaceIndex
+
 from ..config import Settings, load_settings, read_config_file
 from ..errors import UsageError
-from ..pipeline import CompletionPipeline
+from ..features.indexing import scan_options
+from ..pipeline import CompletionPipeline, language_id_for
 
 
 @dataclass(slots=True)
@@ -69,5 +72,17 @@ def load_cli_settings(config: str | None) -> Settings:
     return settings
 
 
+def build_index(settings: Settings, roots: list[str], *, snapshot: bool = True) -> WorkspaceIndex:
+    """A workspace index scanned like the server's (index.* settings, warm-start snapshot)."""
+    options = scan_options(settings.index)
+    index = WorkspaceIndex(options, snapshot=settings.index.snapshot and snapshot)
+    if settings.index.enabled:
+        index.scan(roots)
+    return index
+
+
 def make_pipeline(settings: Settings, target: Target) -> CompletionPipeline:
-    return CompletionPipeline(settings, str(target.workspace))
+    """The server's pipeline for one file: the workspace indexed, the file open as in an editor."""
+    index = build_index(settings, [str(target.workspace)])
+    index.did_open(str(target.path), target.text, language_id_for(str(target.path)))
+    return CompletionPipeline(settings, str(target.workspace), index=index)
