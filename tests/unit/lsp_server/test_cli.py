@@ -58,6 +58,14 @@ def test_context_json_has_the_prompt_parts(project):
         assert {"path", "symbol", "kind", "start_line", "end_line", "tokens", "reason"} <= set(snippet)
 
 
+def test_context_includes_cross_file_definitions(project):
+    (project / "main.py").write_text("from util import add\n\ntotal = add(\n")
+    out = run_cli("context", f"{project / 'main.py'}:3:13", "--workspace", str(project), "--json")
+    data = json.loads(out.stdout)
+    assert [(s["path"], s["symbol"], s["kind"]) for s in data["snippets"]] == [("util.py", "add", "function")]
+    assert "<|file_sep|>util.py\ndef add(a, b):" in data["prompt"]
+
+
 @pytest.mark.parametrize("args, message", [
     (["complete", "/no/such/file.py:1:1"], "no such file"),
     (["complete", "{main}:99:1"], "line 99 is out of range"),
