@@ -5,9 +5,13 @@ indexed with `indexer.WorkspaceIndex`, so the workspace has well over 1,000 file
 
 Quality: in the packages given by --packages, every line whose text references (per the indexer's
 tags) a top-level name defined in another file of the same package, and not defined in the file
-itself, is a candidate; --samples of them are drawn with a fixed seed. For each, the cursor is put
+itself, is a candidate; --samples of them are drawn with a fixed seed. A reference counts only
+when it can mean that definition: a bare name must be bound by one of the file's imports (else it
+is a builtin), and `owner.name` only when `owner` is an imported module of that name (`loop.run`
+is a method call, not a use of a top-level `run` elsewhere). For each, the cursor is put
 at the start of that line and the context is built for a --budget token budget. A name counts as
-recalled when a context snippet from a defining file covers the definition's name line.
+recalled when a context snippet from a defining file covers the definition's name line or shows
+that line's text (as the class header above a member does).
 Two cursor settings are measured:
 - "fim": the file is cut at the cursor (prefix = text before the line, suffix = the line and what
   follows), as an editor sends it when the cursor sits at the start of an existing line;
@@ -99,12 +103,20 @@ def sample_lines(index, graph, packages, count, seed):
                     top.setdefault(d.name, []).append((path, d.name_line))
         for path in files:
             tags = graph.tags(path)
+            source = (index.text(path) or "").encode()
             own = {d.name for d in tags.definitions}
+            bound, modules = import_bindings(tags)
             by_line: dict[int, set[str]] = {}
             for ref in tags.references:
                 where = top.get(ref.name)
                 if ref.name in own or not where or len({p for p, _ in where}) > 3:
                     continue
+                owner = owner_before(source, ref.byte)
+                if owner is None and ref.name not in bound:
+                    continue  # a bare name that no import binds is a builtin, not the package's
+                if owner is not None and module_stem_of(modules.get(owner, "")) not in {
+                        module_stem(p) for p, _ in where}:
+                    continue  # `obj.name` on a non-module object names a method, not this definition
                 if all(p == path for p, _ in where):
                     continue
                 by_line.setdefault(ref.line, set()).add(ref.name)
@@ -116,6 +128,51 @@ def sample_lines(index, graph, packages, count, seed):
                 candidates.append((path, line, targets))
     random.Random(seed).shuffle(candidates)
     return candidates[:count]
+
+
+def import_bindings(tags):
+    """Names bound by the file's imports, and local module names -> the module they name."""
+    bound, modules = set(), {}
+    for imp in tags.imports:
+        for original, local in zip(imp.names, imp.local_names):
+            bound.add(local)
+            modules[local] = f"{imp.module}.{original}"
+        if imp.alias:
+            modules[imp.alias] = imp.module
+        elif not imp.names:
+            modules[imp.module.split(".")[0]] = imp.module.split(".")[0]
+    return bound, modules
+
+
+def owner_before(source: bytes, byte: int):
+    """For `owner.name` at `byte`, the owner's last identifier; None when not after a dot."""
+    before = source[:byte].rstrip()
+    if not before.endswith(b"."):
+        return None
+    match = re.search(rb"([A-Za-z_][A-Za-z_0-9]*)\s*$", before[:-1])
+    return match.group(1).decode() if match else ""
+
+
+def module_stem_of(dotted: str) -> str:
+    return dotted.rstrip(".").rsplit(".", 1)[-1] if dotted else ""
+
+
+def module_stem(path: str) -> str:
+    directory, _, name = path.rpartition("/")
+    stem = name.rsplit(".", 1)[0]
+    return directory.rpartition("/")[2] if stem == "__init__" else stem
+
+
+def shows(parts, stdlib, index, path, line):
+    """Whether a snippet from `path` covers `line` or contains that line's text (a class header
+    shown above one of its members counts)."""
+    wanted = (index.text(path) or "").split("\n")[line].strip()
+    for snippet in parts.snippets:
+        if os.path.join(stdlib, snippet.path) != path:
+            continue
+        if snippet.start_line - 1 <= line < snippet.end_line or (wanted and wanted in snippet.text):
+            return True
+    return False
 
 
 def quality(index, samples, stdlib, budget):
@@ -134,12 +191,10 @@ def quality(index, samples, stdlib, budget):
                 text = text[:offset] + text[end:]
             parts = build_context(path, text, offset, language="python", budget_tokens=budget,
                                   index=index, workspace_root=stdlib)
-            covered = {(os.path.join(stdlib, s.path), n) for s in parts.snippets
-                       for n in range(s.start_line - 1, s.end_line)}
             windows = jaccard_windows(index, path, text, offset, budget)
             for name, where in targets.items():
                 names += 1
-                if any((p, n) in covered for p, n in where):
+                if any(shows(parts, stdlib, index, p, n) for p, n in where):
                     hits["pruned"] += 1
                 if any(p == path for p, _ in where):
                     hits["prefix_window"] += 1  # never: targets are defined in other files

@@ -12,11 +12,14 @@ Value model (documented because the packer trusts it): a referenced definition i
   use weight (call 1.0 > type 0.9 > attribute 0.8 > identifier 0.6)
   * proximity 1 / (1 + distance / 6) of its nearest use to the cursor line
   * specificity 1 / (number of definitions the name resolves to), x0.3 for names of <= 2 chars
-  * tier (this file or bound by an import 1.0, in an imported file 0.8, elsewhere 0.5)
+  * tier (this file, or bound by an import to a file it resolves to 1.0; in an imported file 0.8;
+    elsewhere 0.5); names bound to modules are not resolved themselves
   * centrality 0.5 + 0.5 * (file rank / best file rank)
   * 1.5 when the use's object type names the definition's container, 0.4 when it names another
 plus a tenth of the value of each further use. Ladder pieces have fixed values above that scale
-(enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.6, outline 0.3).
+(enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
+Classes start as a header with two members and functions as a signature; fuller renderings are
+offered as upgrades that the packer applies with what budget is left.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 import builtins
 from dataclasses import dataclass
 
-from .lookup import Found, IndexLookup
+from .lookup import Found, IndexLookup, module_stem
 from .references import NameUse
 from .scopes import Scope, as_scope, name_of
 from .snippets import CLASS_KINDS, RenderedSnippet, render
@@ -81,11 +84,11 @@ def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes
         if used:
             pieces.append(_lines_piece(path, "imports", "imports used near the cursor", used, source, 1.5))
         if len(used) < len(imports):
-            pieces.append(_lines_piece(path, "imports", "module imports", imports, source, 0.4, "imports (all)"))
+            pieces.append(_lines_piece(path, "imports", "module imports", imports, source, 0.25, "imports (all)"))
     outline = _outline(root, source, syntax, first_visible)
     if outline is not None:
         pieces.append(Piece(path, "<module>", "outline", outline[0], outline[1], outline[2],
-                            "top-level signatures", 0.3, True, "outline"))
+                            "top-level signatures", 0.15, True, "outline"))
     return pieces
 
 
@@ -106,6 +109,8 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
     values: dict[tuple[str, int], float] = {}
     sources: dict[tuple[str, int], tuple[Found | object, frozenset[str]]] = {}
     for name, name_uses in by_name.items():
+        if name in modules and all(u.kind == "identifier" for u in name_uses):
+            continue  # a module bound by an import: its members are resolved through it
         found = _resolve(name, name_uses, lookup, local, path, modules)
         if not found:
             continue
@@ -164,10 +169,11 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
     if not found:
         return []
     stems = {modules[u.owner] for u in uses if u.owner in modules}
-    if stems:  # `module.name`: the definition lives in that module
+    if stems:  # `module.name`: a top-level definition of that module
         in_module = [f for f in found if module_stem(f.path) in stems]
-        if in_module:
-            return in_module
+        top_level = [f for f in in_module if getattr(f.definition, "container", None) is None]
+        if top_level or in_module:
+            return top_level or in_module
     owners = {t for u in uses for t in u.owner_types}
     if owners:
         matching = [f for f in found if getattr(f.definition, "container", None) in owners]
@@ -201,13 +207,6 @@ class _LocalDefinition:
                 return name.text.decode("utf-8", "replace")
             parent = parent.parent
         return None
-
-
-def module_stem(path: str) -> str:
-    """`a/b/utils.py` -> "utils"; `a/b/__init__.py` -> "b" (what `import` calls that module)."""
-    directory, _, name = path.rpartition("/")
-    stem = name.rsplit(".", 1)[0]
-    return directory.rpartition("/")[2] if stem == "__init__" else stem
 
 
 def _use_value(use: NameUse, definition: object) -> float:
@@ -244,7 +243,7 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
     current = isinstance(item, _Local)
     reason = _reason(item.tier, kind)
     if kind in CLASS_KINDS:
-        base, rich = draw("skeleton", 4), draw("skeleton", 12)
+        base, rich = draw("skeleton", 2), draw("skeleton", 12)
     else:
         base = draw("signature", 0)
         rich = draw("full", 0) if lines <= FULL_BODY_MAX_LINES else None

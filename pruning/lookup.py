@@ -70,10 +70,8 @@ class IndexLookup:
         for path, definition in self.graph.definitions_of(name, self.path)[:limit]:
             if path == self.path:
                 tier = 0
-            elif name in bound:
-                tier = 1
             elif path in imported:
-                tier = 2
+                tier = 1 if name in bound else 2
             else:
                 tier = 3
             found.append(Found(path, definition, tier))
@@ -86,6 +84,7 @@ class IndexLookup:
         if tags is None:
             return {}
         aliases: dict[str, str] = {}
+        stems = {module_stem(path) for path in self.imported_files()}
         for imp in tags.imports:
             module = imp.module.lstrip(".").rsplit(".", 1)[-1]
             if imp.alias:
@@ -93,7 +92,9 @@ class IndexLookup:
             elif not imp.names and module:
                 aliases[imp.module.lstrip(".").split(".")[0]] = imp.module.lstrip(".").split(".")[0]
             for original, local in zip(imp.names, imp.local_names):
-                aliases.setdefault(local, original.rsplit(".", 1)[-1])
+                stem = original.rsplit(".", 1)[-1]
+                if stem in stems:  # `from pkg import module`: the name is a module of the workspace
+                    aliases.setdefault(local, stem)
         return aliases
 
     def _bound_names(self) -> set[str]:
@@ -149,6 +150,13 @@ class IndexLookup:
             if other.name == container and other.start_byte < start < other.end_byte:
                 return _line_at(source, other.name_byte or other.start_byte).rstrip() + "\n"
         return ""
+
+
+def module_stem(path: str) -> str:
+    """`a/b/utils.py` -> "utils"; `a/b/__init__.py` -> "b" (what `import` calls that module)."""
+    directory, _, name = path.rpartition("/")
+    stem = name.rsplit(".", 1)[0]
+    return directory.rpartition("/")[2] if stem == "__init__" else stem
 
 
 def render_definition(source: bytes, language: str, definition: object, form: str,
