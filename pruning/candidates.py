@@ -105,7 +105,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         by_name.setdefault(use.name, []).append(use)
     rank = lookup.rank() if lookup.available else {}
     modules = lookup.module_aliases()
-    best_rank = max((v for p, v in rank.items() if p != path), default=0.0) or 1.0
+    best_rank = lookup.best_rank() if lookup.available else 1.0
     values: dict[tuple[str, int], float] = {}
     sources: dict[tuple[str, int], tuple[Found | object, frozenset[str]]] = {}
     for name, name_uses in by_name.items():

@@ -45,6 +45,7 @@ class IndexLookup:
         self.graph = getattr(index, "graph", None) if index is not None else None
         self._imports: set[str] | None = None
         self._rank: dict[str, float] | None = None
+        self._best_rank: float | None = None
 
     @property
     def available(self) -> bool:
@@ -59,6 +60,12 @@ class IndexLookup:
         if self._rank is None:
             self._rank = self.graph.rank(self.path) if self.graph is not None else {}
         return self._rank
+
+    def best_rank(self) -> float:
+        """The highest rank of any other file (1.0 when there is none), computed once."""
+        if self._best_rank is None:
+            self._best_rank = max((v for p, v in self.rank().items() if p != self.path), default=0.0) or 1.0
+        return self._best_rank
 
     def definitions(self, name: str, limit: int = 8) -> list[Found]:
         """Definitions of `name` visible from this file, best first (the graph's order)."""
