@@ -89,8 +89,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     `index` is the workspace index (or None: windows and this file's own ladder only); `tree` is
     the buffer's current tree if the caller has one (else the index's, else a fresh parse).
     """
-    count = (tokenizer or DEFAULT_TOKENIZER).count
     tok = tokenizer or DEFAULT_TOKENIZER
+    count = tok.count
     shares = BudgetShares(prefix_share, suffix_share)
     offset = max(0, min(offset, len(text)))
     prefix_text, suffix_text = text[:offset], text[offset:]
@@ -126,6 +126,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     display = {p.path: _display(p.path, root_path) for p in pieces}
     display[path] = _display(path, root_path)
     chosen = _pack(pieces, budget_tokens - pre.tokens - suf.tokens, display, count)
+
     def total() -> int:
         return pre.tokens + suf.tokens + sum(t for _, t in chosen) + _headers(chosen, display, count)
 
