@@ -16,7 +16,8 @@ Value model (documented because the packer trusts it): a referenced definition i
     elsewhere 0.5); names bound to modules are not resolved themselves
   * centrality 0.5 + 0.5 * (file rank / best file rank)
   * 1.5 when the use's object type names the definition's container, 0.4 when it names another
-plus a tenth of the value of each further use. Ladder pieces have fixed values above that scale
+plus a tenth of the value of each further use. A class whose members are accessed on the cursor
+line (or the line before) has its full skeleton valued at twice its compact form. Ladder pieces have fixed values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
 Classes start as a header with two members and functions as a signature; fuller renderings are
 offered as upgrades that the packer applies with what budget is left.
@@ -98,7 +99,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
     """Candidates for the definitions of names used near the cursor (see the value model)."""
     by_name: dict[str, list[NameUse]] = {}
     for use in uses:
-        if use.name in _BUILTINS or use.name.startswith("__"):
+        if not use.name or use.name in _BUILTINS or use.name.startswith("__"):
             continue
         if use.name not in by_name and len(by_name) >= MAX_NAMES:
             continue
@@ -124,11 +125,13 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             key = (item.path, _start(definition))
             values[key] = values.get(key, 0.0) + value
             members = frozenset(u.name for u in uses if _name(definition) in u.owner_types)
-            sources[key] = (item, members)
+            at_cursor = any(_name(definition) in u.owner_types and u.distance <= 1 for u in uses)
+            sources[key] = (item, members, at_cursor)
     pieces = []
     for key, value in values.items():
-        item, members = sources[key]
-        piece = _render_found(item, members, value, lookup, root, source, path, syntax, visible)
+        item, members, at_cursor = sources[key]
+        piece = _render_found(item, members, value, lookup, root, source, path, syntax, visible,
+                              upgrade_gain=2.0 if at_cursor else 1.3)
         if piece is not None:
             pieces.append(piece)
     return pieces
@@ -218,9 +221,11 @@ def _use_value(use: NameUse, definition: object) -> float:
 
 
 def _render_found(item, members: frozenset[str], value: float, lookup: IndexLookup, root: object,
-                  source: bytes, path: str, syntax: Syntax, visible: tuple[int, int]) -> Piece | None:
-    """A compact rendering (signature; class header with up to 4 members) with, when different,
-    a fuller one (whole body when short; skeleton up to 12 members) as its upgrade."""
+                  source: bytes, path: str, syntax: Syntax, visible: tuple[int, int], *,
+                  upgrade_gain: float = 1.3) -> Piece | None:
+    """A compact rendering (signature; class header with two members) with, when different, a
+    fuller one (whole body when short; skeleton up to 12 members) as its upgrade, worth
+    `upgrade_gain` times as much (more when the cursor is on a member access of that class)."""
     definition = item.definition
     if isinstance(item, _Local):
         kind = syntax.scopes.get(item.node.type, "definition")  # type: ignore[attr-defined]
@@ -251,7 +256,7 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
         return None
     upgrade = None
     if rich is not None and rich.text != base.text:
-        upgrade = _piece(where, symbol, kind, rich, reason, value * 1.3, current)
+        upgrade = _piece(where, symbol, kind, rich, reason, value * upgrade_gain, current)
     piece = _piece(where, symbol, kind, base, reason, value, current)
     return Piece(**{**_fields(piece), "upgrade": upgrade})
 

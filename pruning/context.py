@@ -14,8 +14,9 @@ header per file block, all counted with the same tokenizer.
 
 from __future__ import annotations
 
+import heapq
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import xxhash
@@ -23,7 +24,7 @@ import xxhash
 from indexer import languages
 from inference.api import CompletionRequest, ContextSnippet
 
-from .budget import DEFAULT_TOKENIZER, BudgetShares, Candidate, Tokenizer, prefix_window, suffix_window
+from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
 from .candidates import Piece, ladder_pieces, local_definitions, reference_pieces
 from .lookup import IndexLookup, encode
 from .references import names_near_cursor
@@ -138,6 +139,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     chosen = [(p, t) for p, t in chosen if not (p.current and visible[0] <= p.start_line and p.end_line <= visible[1])]
     used = total()
 
+    chosen = _drop_repeated_headers(sorted(chosen, key=lambda c: _layout_key(c[0], display)), count)
+    used = total()
     snippets = _layout(chosen, display, path)
     content_hash = xxhash.xxh3_64_hexdigest(encode(text))
     own = (index.graph.fingerprint(path) if getattr(index, "graph", None) is not None else None) or content_hash
@@ -183,38 +186,48 @@ def _header_cost(display_path: str, count) -> int:
 
 
 def _pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> list[tuple[Piece, int]]:
-    """Greedy by value per token; a file's header is paid by its first snippet; no overlaps."""
-    candidates = []
+    """Greedy by value per token over snippets and their upgrades; no overlaps.
+
+    A heap holds every compact piece keyed by value per token; when one is taken, its fuller
+    rendering enters the heap keyed by its marginal value per marginal token, so an upgrade
+    competes with the remaining compact pieces. A file's header is paid by its first snippet.
+    Ties break on (path, line, symbol, kind): the result is deterministic.
+    """
+    heap: list[tuple] = []
     for index, piece in enumerate(pieces):
         tokens = count(piece.text)
-        candidates.append((Candidate(key=str(index), tokens=tokens, value=piece.value,
-                                     order_key=(display[piece.path], piece.start_line, piece.symbol)), piece))
-    candidates.sort(key=lambda c: (-c[0].value / max(1, c[0].tokens), -c[0].value, c[0].order_key, c[1].kind))
+        if piece.value > 0 and tokens > 0:
+            heapq.heappush(heap, (-piece.value / tokens, -piece.value, _order(piece, display), index, -1, tokens, piece))
     chosen: list[tuple[Piece, int]] = []
     paths: set[str] = set()
     left = budget
-    for candidate, piece in candidates:
-        if candidate.value <= 0 or candidate.tokens <= 0:
+    while heap:
+        _, _, _, index, slot, tokens, piece = heapq.heappop(heap)
+        if slot >= 0:  # an upgrade of chosen[slot]: `tokens` is the marginal cost
+            if tokens <= left:
+                chosen[slot] = (piece, chosen[slot][1] + tokens)
+                left -= tokens
             continue
         if any(_covers(other, piece) or _covers(piece, other) for other, _ in chosen):
             continue
-        cost = candidate.tokens + (0 if piece.path in paths else _header_cost(display[piece.path], count))
+        cost = tokens + (0 if piece.path in paths else _header_cost(display[piece.path], count))
         if cost > left:
             continue
-        chosen.append((piece, candidate.tokens))
+        chosen.append((piece, tokens))
         paths.add(piece.path)
         left -= cost
-    # Second pass: fuller renderings replace compact ones while the budget allows, best gain first.
-    upgrades = sorted(
-        ((i, piece.upgrade, count(piece.upgrade.text) - tokens) for i, (piece, tokens) in enumerate(chosen)
-         if piece.upgrade is not None),
-        key=lambda u: (-(u[1].value - chosen[u[0]][0].value) / max(1, u[2]), u[1].path, u[1].start_line),
-    )
-    for i, upgrade, extra in upgrades:
-        if extra <= left:
-            chosen[i] = (upgrade, chosen[i][1] + extra)
-            left -= extra
+        upgrade = piece.upgrade
+        if upgrade is not None:
+            extra = count(upgrade.text) - tokens
+            gain = upgrade.value - piece.value
+            if extra > 0 and gain > 0:
+                heapq.heappush(heap, (-gain / extra, -gain, _order(upgrade, display), index, len(chosen) - 1,
+                                      extra, upgrade))
     return chosen
+
+
+def _order(piece: Piece, display: dict[str, str]) -> tuple:
+    return (display[piece.path], piece.start_line, piece.symbol, piece.kind)
 
 
 def _covers(outer: Piece, inner: Piece) -> bool:
@@ -229,9 +242,32 @@ def _headers(chosen: list[tuple[Piece, int]], display: dict[str, str], count) ->
     return sum(_header_cost(display[p], count) for p in {piece.path for piece, _ in chosen})
 
 
+def _layout_key(piece: Piece, display: dict[str, str]) -> tuple:
+    return (piece.current, display[piece.path], piece.start_line, piece.symbol)
+
+
+def _drop_repeated_headers(ordered: list[tuple[Piece, int]], count) -> list[tuple[Piece, int]]:
+    """In layout order, a snippet that starts with the same container header line as an earlier
+    snippet of the same file run loses that line: `class Order:` is shown once above its members."""
+    out: list[tuple[Piece, int]] = []
+    last_header = ("", "")
+    for piece, tokens in ordered:
+        header, _, rest = piece.text.partition("\n")
+        is_header = header.rstrip().endswith((":", "{")) and not header[:1].isspace() and rest.strip()
+        if is_header and last_header == (piece.path, header):
+            piece = replace(piece, text=rest, upgrade=None)
+            tokens = count(rest)
+        elif is_header:
+            last_header = (piece.path, header)
+        else:
+            last_header = (piece.path, "") if last_header[0] != piece.path else last_header
+        out.append((piece, tokens))
+    return out
+
+
 def _layout(chosen: list[tuple[Piece, int]], display: dict[str, str], path: str) -> list[SnippetInfo]:
     """Other files by path then line, then the current file's snippets by line."""
-    ordered = sorted(chosen, key=lambda c: (c[0].current, display[c[0].path], c[0].start_line, c[0].symbol))
+    ordered = sorted(chosen, key=lambda c: _layout_key(c[0], display))
     return [
         SnippetInfo(path=display[piece.path], symbol=piece.symbol, kind=piece.kind,
                     start_line=piece.start_line + 1, end_line=piece.end_line + 1, tokens=tokens,

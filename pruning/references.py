@@ -12,6 +12,7 @@ ordered by distance, then position, so it is deterministic.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .scopes import Scope
@@ -36,6 +37,7 @@ _TYPE_CONTEXTS = frozenset({"type", "type_annotation", "generic_type", "type_arg
                             "pointer_type", "qualified_type", "array_type", "slice_type"})
 
 
+_MEMBER_AT_CURSOR = re.compile(rb"([A-Za-z_][A-Za-z_0-9]*)\s*\.\s*([A-Za-z_0-9]*)$")
 _FIELD_MEMBERS = frozenset({"expression_statement", "field_declaration", "public_field_definition",
                             "property_signature"})
 
@@ -70,6 +72,13 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
             use = _classify(node, cursor_line, types)
             if use is not None:
                 uses.setdefault((use.name, node.start_byte), use)  # type: ignore[attr-defined]
+    member = _MEMBER_AT_CURSOR.search(source[source.rfind(b"\n", 0, offset) + 1:offset])
+    if member is not None:  # `obj.` or `obj.pa|`: the user wants a member of obj's type
+        owner = member.group(1).decode("utf-8", "replace")
+        owner_types = types.get(owner, (owner,) if owner[:1].isupper() else ())
+        uses[(member.group(2).decode("utf-8", "replace"), -2)] = NameUse(
+            name=member.group(2).decode("utf-8", "replace"), kind="attribute", line=cursor_line, distance=0,
+            owner_types=owner_types, owner=owner)
     for use in list(uses.values()):  # the declared type of an object is itself a type use
         for owner_type in use.owner_types:
             key = (owner_type, -1)
