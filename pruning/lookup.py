@@ -100,9 +100,22 @@ class IndexLookup:
                 aliases[imp.module.lstrip(".").split(".")[0]] = imp.module.lstrip(".").split(".")[0]
             for original, local in zip(imp.names, imp.local_names):
                 stem = original.rsplit(".", 1)[-1]
-                if stem in stems:  # `from pkg import module`: the name is a module of the workspace
-                    aliases.setdefault(local, stem)
+                if stem in stems or self._relative_module_exists(imp.module, original):
+                    aliases.setdefault(local, stem)  # `from pkg import module`: a workspace module
         return aliases
+
+    def _relative_module_exists(self, module: str, name: str) -> bool:
+        """`from .pkg import name` where `name` is a module file next to this one (the graph may
+        not list it among this file's imports when it was indexed after this file)."""
+        level = len(module) - len(module.lstrip("."))
+        if not level or not self.path.endswith(".py"):
+            return False
+        base = self.path.rsplit("/", 1)[0]
+        for _ in range(level - 1):
+            base = base.rsplit("/", 1)[0]
+        parts = [p for p in module[level:].split(".") if p] + name.split(".")
+        stem = "/".join([base, *parts])
+        return any(self.graph.tags(stem + suffix) is not None for suffix in (".py", "/__init__.py"))
 
     def _bound_names(self) -> set[str]:
         tags = self.graph.tags(self.path) if self.graph is not None else None

@@ -235,3 +235,58 @@ def test_semantic_key_ignores_whitespace_but_not_tokens():
     other = "def f(a):\n    x = a + 2\n    "
     assert build_context("/w/m.py", spaced, len(spaced)).semantic_key == base
     assert build_context("/w/m.py", other, len(other)).semantic_key != base
+
+
+def write(root, files):
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body).lstrip("\n"))
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(root)])
+    return index
+
+
+def test_module_qualified_name_resolves_to_that_modules_top_level_definition(tmp_path):
+    index = write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": "def quote(text):\n    return text\n",
+        "pkg/other.py": "class Quoter:\n    def quote(self, text):\n        return text\n",
+        "pkg/main.py": "from . import utils\n\n\ndef run(x):\n    return utils.quote(x)\n",
+    })
+    path = str(tmp_path / "pkg/main.py")
+    text = (tmp_path / "pkg/main.py").read_text()
+    parts = build_context(path, text, text.index("return utils"), index=index, workspace_root=str(tmp_path))
+    quotes = [(s.path, s.symbol) for s in parts.snippets if s.symbol == "quote"]
+    assert quotes == [("pkg/utils.py", "quote")]
+
+
+def test_member_access_at_cursor_shows_the_class_members(tmp_path):
+    index = write(tmp_path, {
+        "shop/catalog.py": '''
+            class Catalog:
+                def __init__(self, products=()):
+                    self._by_sku = {}
+
+                def register(self, product):
+                    self._by_sku[product.sku] = product
+
+                def find_by_sku(self, sku: str):
+                    """The product with this SKU."""
+                    return self._by_sku[sku]
+            ''',
+        "shop/checkout.py": '''
+            from .catalog import Catalog
+
+
+            def price(catalog: Catalog, sku):
+                product = catalog.
+            ''',
+    })
+    path = str(tmp_path / "shop/checkout.py")
+    text = (tmp_path / "shop/checkout.py").read_text()
+    offset = text.index("catalog.\n") + len("catalog.")
+    parts = build_context(path, text, offset, index=index, workspace_root=str(tmp_path))
+    catalog = next(s for s in parts.snippets if s.symbol == "Catalog")
+    assert "def find_by_sku(self, sku: str):" in catalog.text
+    assert '"""The product with this SKU."""' in catalog.text
