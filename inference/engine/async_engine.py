@@ -47,9 +47,10 @@ class EngineThread(threading.Thread):
             except Exception as exc:  # a bug in scheduling or sampling: fail what is queued, keep serving
                 self.engine.fail_all(exc)
                 continue
-            if not out.chunks and out.wake_at_s is not None:
-                # holding a partial batch: sleep until max_wait_ms expires or a request arrives
-                self._wake.wait(timeout=max(0.0, out.wake_at_s - time.monotonic()))
+            if not out.chunks:
+                # holding a partial batch (max_wait_ms): sleep until it expires or a request arrives
+                wake = out.wake_at_s if out.wake_at_s is not None else time.monotonic() + 0.001
+                self._wake.wait(timeout=max(0.0, wake - time.monotonic()))
                 self._wake.clear()
 
 

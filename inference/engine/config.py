@@ -159,7 +159,7 @@ class EngineConfig:
     num_blocks: int = 0
     kv_cache_mb: int = 256
     max_batch: int = 8
-    max_batched_tokens: int = 512
+    max_batched_tokens: int = 2048
     max_wait_ms: float = 2.0
     max_backlog: int = 512
     priority_age_s: float = 0.1

@@ -64,6 +64,21 @@ class KVCacheManager:
             hits.append(block)
         return hits
 
+    def uncomputed_block_hashes(self, seq: Sequence) -> set[int]:
+        """Hashes of the full blocks of `seq` whose keys/values are not computed yet."""
+        if not self.pool.enable_caching:
+            return set()
+        self.update_hashes(seq)
+        return set(seq.block_hashes[seq.num_computed_tokens // self.block_size :])
+
+    def next_block_in(self, seq: Sequence, hashes: set[int]) -> bool:
+        """True when the first block of `seq` past its cached prefix has one of `hashes` (and is
+        a block the prefix cache could serve, i.e. not the one holding the last prompt token)."""
+        if not hashes:
+            return False
+        index = len(self.find_cached_prefix(seq))
+        return index < (seq.num_tokens - 1) // self.block_size and seq.block_hashes[index] in hashes
+
     def allocate(self, seq: Sequence, num_new_tokens: int, cached: list[KVCacheBlock] | None = None) -> bool:
         """Make room for `num_new_tokens` more tokens after `seq.num_computed_tokens` (which, for
         an admission, first advances over `cached`). All or nothing: False changes nothing."""

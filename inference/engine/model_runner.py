@@ -106,6 +106,7 @@ class ModelRunner:
             [(list(c.seq.block_table), c.start, c.num_tokens) for c in prefills],
             self.block_size,
             self.device,
+            self.dtype,
         )
         return PreparedStep(
             input_ids=torch.tensor(ids, dtype=torch.long, device=self.device),

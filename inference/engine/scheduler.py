@@ -5,7 +5,9 @@ reach `num_tokens`; one step spends a token budget (`max_batched_tokens`) over
 1. running sequences that decode (one token each), most urgent first, then
 2. running sequences still prefilling (chunked prefill: as many tokens as the budget allows), then
 3. waiting sequences in key order (see `EngineConfig`: virtual deadline, then arrival order), while
-   fewer than `max_batch` run. Admission reuses the longest cached prefix.
+   fewer than `max_batch` run. Admission reuses the longest cached prefix; a request whose next
+   uncached block is being computed right now by a running request waits for it instead of
+   computing the same prefix twice (requests sharing a prefix that arrive together).
 When a running sequence cannot get blocks, the least urgent running sequence is preempted by
 recompute (blocks freed, progress reset, back to the waiting queue under its original key) until
 the allocation fits; if the sequence itself is the least urgent, it is the one preempted.
@@ -172,10 +174,17 @@ class Scheduler:
             else:
                 scheduled[id(seq)] = ScheduledChunk(seq, seq.num_computed_tokens, count)
                 budget -= count
+        in_flight: set[int] = set()
+        for seq in self.running:
+            in_flight |= self.kv.uncomputed_block_hashes(seq)
+        deferred: list[Sequence] = []
         while self.waiting and budget > 0 and len(self.running) < self.config.max_batch:
             seq = self.waiting[0][1]
             if seq.status is not SequenceStatus.WAITING:
                 heapq.heappop(self.waiting)
+                continue
+            if self.kv.next_block_in(seq, in_flight):
+                deferred.append(heapq.heappop(self.waiting)[1])  # its prefix is being computed: wait for it
                 continue
             if not self.kv.admit(seq, budget):
                 break
@@ -186,6 +195,9 @@ class Scheduler:
             count = min(seq.num_tokens - seq.num_computed_tokens, budget)
             scheduled[id(seq)] = ScheduledChunk(seq, seq.num_computed_tokens, count)
             budget -= count
+            in_flight |= self.kv.uncomputed_block_hashes(seq)
+        for seq in deferred:
+            heapq.heappush(self.waiting, (seq.sort_key, seq))
         out.chunks = list(scheduled.values())
         return out
 

@@ -25,7 +25,7 @@ class PrefillSpan:
     num_tokens: int
     start: int
     context_slots: torch.Tensor | None  # [start + num_tokens] slots, None when start == 0
-    mask: torch.Tensor | None  # [num_tokens, start + num_tokens] bool, None when start == 0
+    mask: torch.Tensor | None  # [num_tokens, start + num_tokens] additive (0 / -inf), None when start == 0
 
 
 @dataclass(slots=True)
@@ -33,7 +33,7 @@ class AttentionMetadata:
     slot_mapping: torch.Tensor  # [tokens]: where each new token's key/value is written
     num_decodes: int = 0
     decode_slots: torch.Tensor | None = None  # [decodes, max_context] slots (padding repeats slot 0)
-    decode_mask: torch.Tensor | None = None  # [1, decodes, 1, max_context] bool; None if no padding
+    decode_mask: torch.Tensor | None = None  # [1, decodes, 1, max_context] additive; None if no padding
     prefills: list[PrefillSpan] = field(default_factory=list)
 
 
@@ -47,9 +47,11 @@ def build_metadata(
     prefill_chunks: list[tuple[list[int], int, int]],
     block_size: int,
     device: torch.device,
+    dtype: torch.dtype = torch.float32,
 ) -> AttentionMetadata:
     """decode_contexts: (block_table, context length incl. the new token) per decoding sequence;
-    prefill_chunks: (block_table, start, num_tokens) per chunk. Rows follow the same order."""
+    prefill_chunks: (block_table, start, num_tokens) per chunk. Rows follow the same order.
+    Masks are additive in `dtype` (the CPU kernels run faster with them than with boolean masks)."""
     slot_mapping: list[int] = []
     for table, length in decode_contexts:
         p = length - 1
@@ -62,7 +64,7 @@ def build_metadata(
         if any(length != longest for _, length in decode_contexts):
             lengths = torch.tensor([length for _, length in decode_contexts], device=device)
             valid = torch.arange(longest, device=device)[None, :] < lengths[:, None]
-            meta.decode_mask = valid[None, :, None, :]
+            meta.decode_mask = _additive(valid, dtype)[None, :, None, :]
     row = len(decode_contexts)
     for table, start, count in prefill_chunks:
         slots = context_slots(table, start + count, block_size)
@@ -71,11 +73,15 @@ def build_metadata(
         if start > 0:
             span.context_slots = torch.tensor(slots, dtype=torch.long, device=device)
             keys = torch.arange(start + count, device=device)
-            span.mask = keys[None, :] <= (start + torch.arange(count, device=device))[:, None]
+            span.mask = _additive(keys[None, :] <= (start + torch.arange(count, device=device))[:, None], dtype)
         meta.prefills.append(span)
         row += count
     meta.slot_mapping = torch.tensor(slot_mapping, dtype=torch.long, device=device)
     return meta
+
+
+def _additive(allowed: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    return torch.zeros(allowed.shape, dtype=dtype, device=allowed.device).masked_fill_(~allowed, float("-inf"))
 
 
 def write_kv(k_cache: torch.Tensor, v_cache: torch.Tensor, slots: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:

@@ -154,3 +154,20 @@ def test_a_request_sharing_a_finished_requests_prefix_skips_the_cached_tokens():
     out = sched.schedule(1.0)
     assert plan(out) == [("b", 12, 2)]
     assert out.chunks[0].seq.num_prefix_hit_tokens == 12
+
+
+def test_requests_sharing_a_prefix_that_arrive_together_compute_it_once():
+    sched = make(num_blocks=32, max_batched_tokens=12)
+    shared = list(range(16))
+    sched.add(Sequence("a", shared + [100, 101], GenerationParams(max_tokens=4)), now_s=0.0)
+    sched.add(Sequence("b", shared + [200, 201], GenerationParams(max_tokens=4)), now_s=0.0)
+    sched.add(seq("c", 6, start=500), now_s=0.0)  # unrelated: admitted at once
+    out = sched.schedule(0.0)
+    assert plan(out) == [("a", 0, 12)]  # the budget is spent on a; b waits for a's blocks
+    run_step(sched, out)
+    out = sched.schedule(0.1)
+    assert plan(out) == [("a", 12, 6), ("c", 0, 6)]  # b still waits: a's 4th block is in flight
+    run_step(sched, out)
+    out = sched.schedule(0.2)
+    assert ("b", 16, 2) in plan(out)  # all 4 shared blocks came from the cache
+    assert sched.requests["b"].num_prefix_hit_tokens == 16
