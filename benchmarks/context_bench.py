@@ -26,8 +26,9 @@ included) divided by the characters of the context; the median is reported.
 
 Speed: --requests cursors in a --timing-file of about 2,000 lines, opened as a document in the
 index (its tree is the document's, as in the server); build time per request in milliseconds,
-with P50/P95, excluding the model. The same with a fresh parse of the file on every request is
-reported separately ("with_parse").
+with P50/P95, excluding the model; also the process CPU time per request ("build_cpu_ms", which
+other processes on a shared machine do not inflate) and the load average at the end. The same
+with a fresh parse of the file on every request is reported separately ("with_parse").
 
 Prints JSON and writes it to --out (default benchmarks/results/context.json).
 """
@@ -265,11 +266,12 @@ def speed(index, path, requests, budget, seed):
     starts = line_starts(text)
     rng = random.Random(seed)
     cursors = [starts[rng.randrange(len(starts))] for _ in range(requests)]
-    timings, with_parse = [], []
+    timings, cpu, with_parse = [], [], []
     for offset in cursors:
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         build_context(path, text, offset, language="python", budget_tokens=budget, index=index)
         timings.append((time.perf_counter() - began) * 1000)
+        cpu.append((time.process_time() - began_cpu) * 1000)
     for offset in cursors[: max(20, requests // 5)]:
         began = time.perf_counter()
         build_context(path, text, offset, language="python", budget_tokens=budget, index=index,
@@ -278,7 +280,8 @@ def speed(index, path, requests, budget, seed):
     return {
         "file": os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path),
         "lines": len(starts), "requests": requests,
-        "build_ms": summary(timings), "with_parse_ms": summary(with_parse),
+        "build_ms": summary(timings), "build_cpu_ms": summary(cpu), "with_parse_ms": summary(with_parse),
+        "load_average_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count(),
     }
 
 
