@@ -28,7 +28,9 @@ Speed: --requests cursors in a --timing-file of about 2,000 lines, opened as a d
 index (its tree is the document's, as in the server); build time per request in milliseconds,
 with P50/P95, excluding the model; also the process CPU time per request ("build_cpu_ms", which
 other processes on a shared machine do not inflate) and the load average at the end. The same
-with a fresh parse of the file on every request is reported separately ("with_parse").
+with a fresh parse of the file on every request is reported separately ("with_parse"). "typing" types a statement at five random lines, one
+keystroke at a time: each keystroke's index flush (the indexer's work on an edit) and the context
+build that follows are timed separately.
 
 Prints JSON and writes it to --out (default benchmarks/results/context.json).
 """
@@ -277,12 +279,37 @@ def speed(index, path, requests, budget, seed):
         build_context(path, text, offset, language="python", budget_tokens=budget, index=index,
                       tree=_fresh_tree(text))
         with_parse.append((time.perf_counter() - began) * 1000)
+    typing_flush, typing_build = typing_session(index, path, text, rng, budget)
     return {
         "file": os.path.basename(os.path.dirname(path)) + "/" + os.path.basename(path),
         "lines": len(starts), "requests": requests,
         "build_ms": summary(timings), "build_cpu_ms": summary(cpu), "with_parse_ms": summary(with_parse),
+        "typing": {"keystrokes": len(typing_build), "index_flush_ms": summary(typing_flush),
+                   "build_ms": summary(typing_build)},
         "load_average_1m": round(os.getloadavg()[0], 1), "cpus": os.cpu_count(),
     }
+
+
+def typing_session(index, path, text, rng, budget, places=5, typed="value = self._ready.popleft()"):
+    """Keystrokes at the start of random lines: each is a `did_change`, then the index flush the
+    server runs on the edit (timed as the indexer's cost), then a context build (timed)."""
+    from lsp_server.features.documents import TextEdit
+
+    starts = line_starts(text)
+    flush_ms, build_ms = [], []
+    for _ in range(places):
+        offset = starts[rng.randrange(1, len(starts) - 1)]
+        for char in typed:
+            text = text[:offset] + char + text[offset:]
+            index.did_change(path, [TextEdit(offset, offset, char)], text)
+            offset += 1
+            began = time.perf_counter()
+            index.flush(path)
+            flush_ms.append((time.perf_counter() - began) * 1000)
+            began = time.perf_counter()
+            build_context(path, text, offset, language="python", budget_tokens=budget, index=index)
+            build_ms.append((time.perf_counter() - began) * 1000)
+    return flush_ms, build_ms
 
 
 def _fresh_tree(text):

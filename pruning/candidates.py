@@ -14,7 +14,7 @@ Value model (documented because the packer trusts it): a referenced definition i
   * specificity 1 / (number of definitions the name resolves to), x0.3 for names of <= 2 chars
   * tier (this file, or bound by an import to a file it resolves to 1.0; in an imported file 0.8;
     elsewhere 0.5); names bound to modules are not resolved themselves
-  * centrality 0.5 + 0.5 * (file rank / best file rank)
+  * centrality 0.5 + 0.5 * (this file's reference weight into the defining file / the largest one)
   * 1.5 when the use's object type names the definition's container, 0.4 when it names another
 plus a tenth of the value of each further use. A class whose members are accessed on the cursor
 line (or the line before) has its full skeleton valued at twice its compact form. Ladder pieces have fixed values above that scale
@@ -104,9 +104,9 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if use.name not in by_name and len(by_name) >= MAX_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)
-    rank = lookup.rank() if lookup.available else {}
+    rank = lookup.closeness() if lookup.available else {}
     modules = lookup.module_aliases()
-    best_rank = lookup.best_rank() if lookup.available else 1.0
+    best_rank = lookup.best_closeness() if lookup.available else 1.0
     values: dict[tuple[str, int], float] = {}
     sources: dict[tuple[str, int], tuple[Found | object, frozenset[str]]] = {}
     for name, name_uses in by_name.items():

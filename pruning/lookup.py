@@ -1,4 +1,4 @@
-"""How the pruner reads the workspace index: sources, definitions, ranks, fingerprints.
+"""How the pruner reads the workspace index: sources, definitions, closeness, fingerprints.
 
 `IndexLookup` wraps an `indexer` workspace index (anything with `graph` (a `SymbolGraph`) and
 `text(path)`) for the duration of one `build_context` call, and renders other files' definitions
@@ -56,15 +56,20 @@ class IndexLookup:
             self._imports = set(self.graph.imports_of(self.path)) if self.graph is not None else set()
         return self._imports
 
-    def rank(self) -> dict[str, float]:
+    def closeness(self) -> dict[str, float]:
+        """Weight of this file's references into each other file (the graph's out-edges: how
+        often, and how specifically, this file uses names defined there; imports count too).
+
+        Out-edges are cached per file in the graph and rebuilt only for this file when its tags
+        change, unlike a workspace-wide PageRank, which every new definition invalidates."""
         if self._rank is None:
-            self._rank = self.graph.rank(self.path) if self.graph is not None else {}
+            self._rank = self.graph.out_edges(self.path) if self.graph is not None else {}
         return self._rank
 
-    def best_rank(self) -> float:
-        """The highest rank of any other file (1.0 when there is none), computed once."""
+    def best_closeness(self) -> float:
+        """The largest closeness of any other file (1.0 when there is none), computed once."""
         if self._best_rank is None:
-            self._best_rank = max((v for p, v in self.rank().items() if p != self.path), default=0.0) or 1.0
+            self._best_rank = max((v for p, v in self.closeness().items() if p != self.path), default=0.0) or 1.0
         return self._best_rank
 
     def definitions(self, name: str, limit: int = 8) -> list[Found]:
