@@ -127,7 +127,8 @@ _FROM_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(?:\((
 _DEF = re.compile(r"^(?:async\s+)?(?:def|class)\s+(\w+)", re.M)
 
 
-def python_files(root: Path, limit: int = 3000) -> list[Path]:
+def files_with_suffix(root: Path, suffixes: frozenset[str] | set[str], limit: int) -> list[Path]:
+    """Files under `root` whose lower-case suffix is in `suffixes`, skipping hidden and vendor dirs."""
     found: list[Path] = []
     stack = [root]
     while stack and len(found) < limit:
@@ -140,9 +141,13 @@ def python_files(root: Path, limit: int = 3000) -> list[Path]:
             if entry.is_dir():
                 if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
                     stack.append(entry)
-            elif entry.suffix == ".py":
+            elif entry.suffix.lower() in suffixes:
                 found.append(entry)
     return found
+
+
+def python_files(root: Path, limit: int = 3000) -> list[Path]:
+    return files_with_suffix(root, {".py"}, limit)
 
 
 def _module_name(root: Path, path: Path) -> str:

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .chain import SKIP_DIRS, ReferenceChain, find_python_chain, write_generated_chain
+from .chain import ReferenceChain, files_with_suffix, find_python_chain, write_generated_chain
 
 LANGUAGE_IDS = {
     ".py": "python",
@@ -78,21 +78,7 @@ def default_workspace() -> BenchWorkspace:
 
 
 def source_files(root: Path, limit: int = 5000) -> list[Path]:
-    found: list[Path] = []
-    stack = [root]
-    while stack and len(found) < limit:
-        directory = stack.pop()
-        try:
-            entries = sorted(directory.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir():
-                if entry.name not in SKIP_DIRS and not entry.name.startswith("."):
-                    stack.append(entry)
-            elif entry.suffix.lower() in LANGUAGE_IDS:
-                found.append(entry)
-    return found
+    return files_with_suffix(root, set(LANGUAGE_IDS), limit)
 
 
 def user_workspace(root: Path, documents: int = 4) -> BenchWorkspace:
