@@ -108,7 +108,14 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
     modules = lookup.module_aliases()
     best_rank = lookup.best_closeness() if lookup.available else 1.0
     values: dict[tuple[str, int], float] = {}
-    sources: dict[tuple[str, int], tuple[Found | object, frozenset[str]]] = {}
+    sources: dict[tuple[str, int], tuple[Found | object, frozenset[str], bool]] = {}
+    members_of: dict[str, set[str]] = {}  # type name -> member names used on objects of that type
+    at_cursor: set[str] = set()  # types whose members are used on the cursor line or the one before
+    for use in uses:
+        for owner_type in use.owner_types:
+            members_of.setdefault(owner_type, set()).add(use.name)
+            if use.distance <= 1:
+                at_cursor.add(owner_type)
     for name, name_uses in by_name.items():
         if name in modules and all(u.kind == "identifier" for u in name_uses):
             continue  # a module bound by an import: its members are resolved through it
@@ -124,14 +131,12 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             value = (scores[0] + 0.1 * sum(scores[1:4])) * specificity * tier_weight * centrality
             key = (item.path, _start(definition))
             values[key] = values.get(key, 0.0) + value
-            members = frozenset(u.name for u in uses if _name(definition) in u.owner_types)
-            at_cursor = any(_name(definition) in u.owner_types and u.distance <= 1 for u in uses)
-            sources[key] = (item, members, at_cursor)
+            sources[key] = (item, frozenset(members_of.get(name, ())), name in at_cursor)
     pieces = []
     for key, value in values.items():
-        item, members, at_cursor = sources[key]
+        item, members, accessed = sources[key]
         piece = _render_found(item, members, value, lookup, root, source, path, syntax, visible,
-                              upgrade_gain=2.0 if at_cursor else 1.3)
+                              upgrade_gain=2.0 if accessed else 1.3)
         if piece is not None:
             pieces.append(piece)
     return pieces
@@ -329,5 +334,3 @@ def _start(definition: object) -> int:
     return definition.start_byte  # type: ignore[attr-defined]
 
 
-def _name(definition: object) -> str:
-    return definition.name  # type: ignore[attr-defined]
