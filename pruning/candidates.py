@@ -35,7 +35,7 @@ from .snippets import CLASS_KINDS, RenderedSnippet, render
 from .syntax import Syntax
 
 FULL_BODY_MAX_LINES = 12
-MAX_NAMES = 32
+MAX_NAMES = 20
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 _BUILTINS = frozenset(dir(builtins)) | frozenset({

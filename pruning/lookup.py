@@ -3,13 +3,16 @@
 `IndexLookup` wraps an `indexer` workspace index (anything with `graph` (a `SymbolGraph`) and
 `text(path)`) for the duration of one `build_context` call, and renders other files' definitions
 without needing their whole tree: the definition's own lines are re-parsed on their own (dedented
-to column 0), rendered, and re-indented. Rendered snippets are memoised by
+to column 0), rendered, and re-indented. The graph's `definitions_of` answers are memoised for
+the graph's current `version` (any re-index clears them). Rendered snippets are memoised by
 (path, file fingerprint, definition start, form, wanted members), so nearby requests reuse them;
 the memo is transparent: its value is a pure function of its key.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
@@ -79,7 +82,7 @@ class IndexLookup:
         found: list[Found] = []
         imported = self.imported_files()
         bound = self._bound_names()
-        for path, definition in self.graph.definitions_of(name, self.path)[:limit]:
+        for path, definition in _definitions_of(self.graph, name, self.path)[:limit]:
             if path == self.path:
                 tier = 0
             elif path in imported:
@@ -175,6 +178,36 @@ class IndexLookup:
             if other.name == container and other.start_byte < start < other.end_byte:
                 return _line_at(source, other.name_byte or other.start_byte).rstrip() + "\n"
         return ""
+
+
+class _GraphMemo:
+    """`definitions_of` answers for one state of one graph: cleared whenever the graph object or
+    its `version` (bumped by every re-index) differs from the state the answers were read from."""
+
+    def __init__(self) -> None:
+        self.graph: weakref.ref | None = None
+        self.version = -1
+        self.answers: dict[tuple[str, str], list] = {}
+
+
+_MEMO = _GraphMemo()
+_MEMO_LOCK = threading.Lock()
+_MEMO_SIZE = 8192
+
+
+def _definitions_of(graph: object, name: str, path: str) -> list:
+    version = getattr(graph, "version", None)
+    with _MEMO_LOCK:
+        current = _MEMO.graph() if _MEMO.graph is not None else None
+        if current is not graph or _MEMO.version != version or version is None:
+            _MEMO.graph, _MEMO.version, _MEMO.answers = weakref.ref(graph), version, {}
+        answer = _MEMO.answers.get((name, path))
+    if answer is None:
+        answer = graph.definitions_of(name, path)  # type: ignore[attr-defined]
+        with _MEMO_LOCK:
+            if _MEMO.version == version and len(_MEMO.answers) < _MEMO_SIZE:
+                _MEMO.answers[(name, path)] = answer
+    return answer
 
 
 def module_stem(path: str) -> str:
