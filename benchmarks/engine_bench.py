@@ -16,7 +16,12 @@ Workloads (a completion server's: long prompts that share all but their last lin
 Engine and transformers alternate within each repetition; medians are reported. Greedy decoding
 on both sides (EOS ignored); the throughput workloads compare both sides' greedy outputs.
 
-Run: python -m benchmarks.engine_bench [--model PATH] [--threads 2] [--out benchmarks/results/engine.json]
+Threads: both sides use `--threads` torch threads (default 1). On a machine whose cores are shared
+with other work, OpenMP's spinning threads make multi-threaded small matmuls collapse (measured
+here: a 2-thread batch-8 decode step of 0.6-1.7 s against 0.08 s with one thread), for
+transformers and the engine alike; one thread gives stable figures.
+
+Run: python -m benchmarks.engine_bench [--model PATH] [--threads 1] [--out benchmarks/results/engine.json]
 """
 
 from __future__ import annotations
@@ -28,15 +33,16 @@ import resource
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("inference/engine/scheduler.py", "inference/engine/kv_cache_manager.py", "inference/engine/block_pool.py",
-           "inference/engine/engine.py", "inference/engine/loader.py", "inference/engine/model_runner.py",
-           "inference/engine/layers/attention.py", "inference/engine/tokenizer.py", "inference/api.py")
+# Prompt text: modules of the running interpreter's standard library (stable for a Python version).
+SOURCES = ("json/decoder.py", "heapq.py", "textwrap.py", "shlex.py", "functools.py", "dataclasses.py",
+           "argparse.py", "pathlib.py", "logging/__init__.py", "asyncio/base_events.py")
 
 
 def default_model() -> str:
@@ -66,8 +72,9 @@ def build_backend(model: str, threads: int):
 
 
 def code_lines(tokenizer, target_tokens: int, offset: int = 0) -> list[str]:
-    """Whole lines of this repository's code, about `target_tokens` tokens, starting `offset` lines in."""
-    lines = [line for name in SOURCES for line in (ROOT / name).read_text().splitlines(keepends=True)][offset:]
+    """Whole lines of standard-library code, about `target_tokens` tokens, starting `offset` lines in."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    lines = [line for name in SOURCES for line in (stdlib / name).read_text().splitlines(keepends=True)][offset:]
     out: list[str] = []
     count = 0
     for line in lines:
@@ -240,7 +247,7 @@ def peak_rss_bytes() -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="")
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--prompt-tokens", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=8)

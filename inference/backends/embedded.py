@@ -10,8 +10,15 @@ blocks before the close completes.
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+
+if "torch" not in sys.modules:
+    # Before torch loads OpenMP: idle matmul threads sleep instead of spinning, so the engine
+    # does not burn the cores the editor and the LSP event loop need between steps.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from ..api import BackendConfigError, BackendError, SamplingParams
 from ..backend_spec import BackendSpec

@@ -8,6 +8,7 @@ from `kv_cache_mb` unless given. This is the only file that knows about devices.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import torch
@@ -40,6 +41,12 @@ def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
     return torch.float32
 
 
+def default_threads() -> int:
+    """All cores but one: the LSP event loop and the editor keep a core, and matmul threads
+    never wait on a core that something else holds."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
 @dataclass(slots=True)
 class PreparedStep:
     input_ids: torch.Tensor
@@ -55,8 +62,8 @@ class ModelRunner:
         self.block_size = engine_config.block_size
         self.device = resolve_device(engine_config.device)
         self.dtype = resolve_dtype(engine_config.dtype, self.device)
-        if engine_config.threads:
-            torch.set_num_threads(engine_config.threads)
+        if self.device.type == "cpu":
+            torch.set_num_threads(engine_config.threads or default_threads())
         limit = engine_config.max_model_len or model_config.max_position_embeddings
         self.max_model_len = min(limit, model_config.max_position_embeddings)
         with torch.device("meta"):
