@@ -15,8 +15,9 @@ that line's text (as the class header above a member does).
 Two cursor settings are measured:
 - "fim": the file is cut at the cursor (prefix = text before the line, suffix = the line and what
   follows), as an editor sends it when the cursor sits at the start of an existing line;
-- "unseen_line": the same with the line itself removed, so only the code around it can reveal
-  which definitions the line will need.
+- "unseen_line": the same with the line itself removed (the edited buffer is opened in the index,
+  as the editor's document would be), so only the code around it can reveal which definitions
+  the line will need.
 Baselines, in the same run, get the same budget split: "prefix_window" (the prefix and suffix
 windows alone) and "jaccard" (windows of 20 lines, stride 10, from the other files of the package,
 ranked by Jaccard similarity of identifier sets with the 20 lines around the cursor, as RepoCoder
@@ -189,11 +190,14 @@ def quality(index, samples, stdlib, budget):
             text = index.text(path)
             starts = line_starts(text)
             offset = starts[line]
-            if mode == "unseen_line":
+            if mode == "unseen_line":  # the edited buffer is an open document, as in the editor
                 end = starts[line + 1] if line + 1 < len(starts) else len(text)
                 text = text[:offset] + text[end:]
+                index.did_open(path, text, "python")
             parts = build_context(path, text, offset, language="python", budget_tokens=budget,
                                   index=index, workspace_root=stdlib)
+            if mode == "unseen_line":
+                index.did_close(path)
             windows = jaccard_windows(index, path, text, offset, budget)
             for name, where in targets.items():
                 names += 1

@@ -1,12 +1,14 @@
 """Candidate snippets for a prompt and how much each is expected to help.
 
-Two sources:
+Three sources:
 - the scope ladder of the current file: the enclosing function's header, the enclosing class as a
   skeleton, the imports and an outline of top-level signatures; only for parts that lie outside
   the FIM windows (what is inside them is already in the prompt);
 - referenced definitions: names used near the cursor, resolved through the index (or, for the
   current file, through its own tree), rendered as the full body when small, else as a signature
-  or a class skeleton limited to the members used.
+  or a class skeleton limited to the members used;
+- likely next names: imported names this file uses elsewhere (most used first), counted as uses
+  FILE_USE_DISTANCE lines away, for the line being written that does not show its names yet.
 
 Value model (documented because the packer trusts it): a referenced definition is worth
   use weight (call 1.0 > type 0.9 > attribute 0.8 > identifier 0.6)
@@ -36,6 +38,8 @@ from .syntax import Syntax
 
 FULL_BODY_MAX_LINES = 12
 MAX_NAMES = 20
+MAX_FILE_NAMES = 8  # names imported and used elsewhere in the file, beyond those near the cursor
+FILE_USE_DISTANCE = 60  # how far a use elsewhere in the file counts as, for proximity
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 _BUILTINS = frozenset(dir(builtins)) | frozenset({
@@ -104,8 +108,12 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if use.name not in by_name and len(by_name) >= MAX_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)
-    rank = lookup.closeness() if lookup.available else {}
     modules = lookup.module_aliases()
+    for use in file_uses(lookup, source, modules, uses):
+        if use.name in by_name or len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
+            continue
+        by_name[use.name] = [use]
+    rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0
     values: dict[tuple[str, int], float] = {}
     sources: dict[tuple[str, int], tuple[Found | object, frozenset[str], bool]] = {}
@@ -140,6 +148,46 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if piece is not None:
             pieces.append(piece)
     return pieces
+
+
+def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str],
+              near: list[NameUse]) -> list[NameUse]:
+    """Imported names this file uses elsewhere (bound by `from m import name`, or `module.name`
+    with `module` imported), most used first: what a new line is likely to need next."""
+    if not lookup.available:
+        return []
+    tags = lookup.graph.tags(lookup.path)
+    if tags is None:
+        return []
+    bound = {local for imp in tags.imports for local in imp.local_names} - set(modules)
+    counts: dict[tuple[str, str], int] = {}
+    for ref in tags.references:
+        owner = _owner_before(source, ref.byte)
+        if owner is None and ref.name in bound:
+            key = (ref.name, "")
+        elif owner is not None and owner in modules:
+            key = (ref.name, owner)
+        else:
+            continue
+        counts[key] = counts.get(key, 0) + 1
+    line = near[0].line if near else 0
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [NameUse(name=name, kind="identifier" if not owner else "call", line=line,
+                    distance=FILE_USE_DISTANCE, owner=owner) for (name, owner), _ in ranked[:MAX_FILE_NAMES]]
+
+
+def _owner_before(source: bytes, byte: int) -> str | None:
+    """The identifier before the dot in `owner.name` (name at `byte`); None when no dot."""
+    position = byte - 1
+    while position >= 0 and source[position] in b" \t":
+        position -= 1
+    if position < 0 or source[position] != 0x2E:  # "."
+        return None
+    end = position
+    start = end
+    while start > 0 and (chr(source[start - 1]).isalnum() or source[start - 1] == 0x5F):
+        start -= 1
+    return source[start:end].decode("ascii", "replace")
 
 
 def local_definitions(root: object, syntax: Syntax) -> dict[str, list[object]]:
