@@ -290,3 +290,18 @@ def test_member_access_at_cursor_shows_the_class_members(tmp_path):
     catalog = next(s for s in parts.snippets if s.symbol == "Catalog")
     assert "def find_by_sku(self, sku: str):" in catalog.text
     assert '"""The product with this SKU."""' in catalog.text
+
+
+def test_imported_names_used_elsewhere_are_offered_for_a_new_line(tmp_path):
+    filler = "".join(f"\n\ndef helper_{i}(x):\n    return x + {i}\n" for i in range(30))
+    index = write(tmp_path, {
+        "app/__init__.py": "",
+        "app/log.py": "import logging\n\nlogger = logging.getLogger('app')\n",
+        "app/work.py": "from .log import logger\n\n\ndef start():\n    logger.info('start')\n" + filler
+                       + "\n\ndef stop():\n    \n",
+    })
+    path = str(tmp_path / "app/work.py")
+    text = (tmp_path / "app/work.py").read_text()
+    index.did_open(path, text, "python")
+    parts = build_context(path, text, len(text) - 1, index=index, workspace_root=str(tmp_path), budget_tokens=512)
+    assert ("app/log.py", "logger") in {(s.path, s.symbol) for s in parts.snippets}
