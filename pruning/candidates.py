@@ -28,6 +28,7 @@ offered as upgrades that the packer applies with what budget is left.
 from __future__ import annotations
 
 import builtins
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from .lookup import Found, IndexLookup, module_stem
@@ -159,21 +160,41 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str],
     tags = lookup.graph.tags(lookup.path)
     if tags is None:
         return []
+    line = near[0].line if near else 0
+    return [NameUse(name=name, kind="identifier" if not owner else "call", line=line,
+                    distance=FILE_USE_DISTANCE, owner=owner)
+            for name, owner in _most_used_imports(lookup.path, tags, source, modules)]
+
+
+_FILE_USES: OrderedDict[str, tuple[object, tuple, list[tuple[str, str]]]] = OrderedDict()
+
+
+def _most_used_imports(path: str, tags, source: bytes, modules: dict[str, str]) -> list[tuple[str, str]]:
+    """(name, module alias or "") pairs by use count; memoised per path for the same tags object
+    (the graph swaps in a new one whenever the file is re-indexed)."""
+    key = tuple(sorted(modules.items()))
+    cached = _FILE_USES.get(path)
+    if cached is not None and cached[0] is tags and cached[1] == key:
+        return cached[2]
     bound = {local for imp in tags.imports for local in imp.local_names} - set(modules)
     counts: dict[tuple[str, str], int] = {}
     for ref in tags.references:
+        if ref.byte >= len(source):
+            continue
         owner = _owner_before(source, ref.byte)
         if owner is None and ref.name in bound:
-            key = (ref.name, "")
+            pair = (ref.name, "")
         elif owner is not None and owner in modules:
-            key = (ref.name, owner)
+            pair = (ref.name, owner)
         else:
             continue
-        counts[key] = counts.get(key, 0) + 1
-    line = near[0].line if near else 0
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return [NameUse(name=name, kind="identifier" if not owner else "call", line=line,
-                    distance=FILE_USE_DISTANCE, owner=owner) for (name, owner), _ in ranked[:MAX_FILE_NAMES]]
+        counts[pair] = counts.get(pair, 0) + 1
+    ranked = [pair for pair, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_FILE_NAMES]]
+    _FILE_USES[path] = (tags, key, ranked)
+    _FILE_USES.move_to_end(path)
+    while len(_FILE_USES) > 64:
+        _FILE_USES.popitem(last=False)
+    return ranked
 
 
 def _owner_before(source: bytes, byte: int) -> str | None:
