@@ -40,8 +40,13 @@ def report(result: dict, stages: list[tuple[str, float]], target: str) -> str:
     out.append(f"{BOLD}time per stage{RESET}:")
     for name, seconds in stages:
         out.append(f"    {name:<10} {seconds:8.2f} s")
-    for name, ms in (result.get("latency_ms") or {}).items():
+    latency = dict(result.get("latency_ms") or {})
+    for name, ms in latency.items():
         out.append(f"      {DIM}complete/{RESET}{name:<14} {ms:10.1f} ms")
+    if "total" in latency:
+        rest = latency["total"] - sum(ms for name, ms in latency.items() if name != "total")
+        if rest > 50:  # the lazily started backend: loading the model happens inside `total`
+            out.append(f"      {DIM}complete/{RESET}{'model load':<14} {rest:10.1f} ms  {DIM}(total minus the stages above){RESET}")
     return "\n".join(out)
 
 

@@ -20,12 +20,13 @@ def test_report_shows_completion_in_its_line_context_and_stages(tmp_path):
     source = tmp_path / "a.py"
     source.write_text("x = 1\nproduct = catalog.\n")
     result = {"text": "find_by_sku(line.sku)", "backend": "embedded", "cache": "miss", "context_tokens": 42,
-              "latency_ms": {"context": 1.5, "backend": 900.0},
+              "latency_ms": {"context": 1.5, "backend": 900.0, "total": 3001.5},
               "snippets": [{"path": "inventory/catalog.py", "symbol": "Catalog.find_by_sku", "kind": "method"}]}
     text = demo_report.report(result, [("model", 0.25)], f"{source}:2:19")
     assert "product = catalog.find_by_sku(line.sku)" in text
     assert "inventory/catalog.py  Catalog.find_by_sku" in text and "1 cross-file snippet(s)" in text
     assert "model          0.25 s" in text and "backend" in text and "900.0 ms" in text
+    assert "model load         2100.0 ms" in text
 
 
 def test_empty_completion_is_said_plainly(tmp_path):
