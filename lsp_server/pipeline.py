@@ -13,7 +13,7 @@ from typing import Any
 from inference.api import CompletionResult
 from inference.router import Router
 from pruning.context import PromptParts, build_context
-from pruning.postprocess import postprocess
+from pruning.postprocess import postprocess, wants_multiline
 
 from .config import Settings
 
@@ -66,11 +66,7 @@ class CompletionPipeline:
         mode = self.settings.completion.multiline
         if mode != "auto":
             return mode == "always"
-        line_before = parts.prefix.rsplit("\n", 1)[-1]
-        line_after = parts.suffix.split("\n", 1)[0]
-        if line_after.strip():
-            return False
-        return not line_before.strip() or line_before.rstrip().endswith((":", "{", "(", "[", "=>"))
+        return wants_multiline(parts.prefix, parts.suffix, parts.language)
 
     async def complete(self, path: str, text: str, offset: int, *, language: str = "") -> CompletionResult:
         started = time.perf_counter()

@@ -1,9 +1,11 @@
 """Post-processing of raw model text before it becomes ghost text.
 
-Order: cut at the first special token; single- or multi-line (the caller's choice, else
+Order: cut at the first special token; indentation the cursor already sits after is not
+repeated; single- or multi-line (the caller's choice, else
 `blocks.wants_multiline` from the syntax at the cursor); multi-line text is cut at the end of the
 syntactic block it opened (`blocks.block_end`, verified by re-parsing with the completion
-inserted); trailing lines that repeat the suffix are dropped; closing brackets that the suffix
+inserted); trailing lines that repeat the suffix are dropped (in single-line mode too: a line
+that only copies the next line of the file becomes empty); closing brackets that the suffix
 already supplies are dropped; trailing whitespace is trimmed.
 
 Invariants: the result never contains FIM/special tokens, never consists only of whitespace
@@ -32,15 +34,25 @@ def postprocess(completion: str, *, prefix: str = "", suffix: str = "", language
             multiline_mode == "auto" and wants_multiline(prefix, suffix, language))
     if multiline_mode == "never":
         multiline = False
+    line_start = prefix[prefix.rfind("\n") + 1:]
+    text = _drop_repeated_indent(text, line_start)
     if not multiline:
         text = _first_line(text)
     else:
         text = text[: block_end(text, prefix, suffix, language)]
-        text = drop_suffix_repeats(text, suffix, prefix[prefix.rfind("\n") + 1:])
+    text = drop_suffix_repeats(text, suffix, line_start)
     text = _drop_inline_overlap(text, suffix)
     text = balance_brackets(text, suffix)
     text = text.rstrip() if not multiline else text.rstrip(" \t\n")
     return text if text.strip() else ""
+
+
+def _drop_repeated_indent(text: str, line_start: str) -> str:
+    """The cursor sits after indentation and the model wrote that indentation again: drop it."""
+    if not line_start or line_start.strip():
+        return text
+    lead = len(text) - len(text.lstrip(" \t"))
+    return text[min(lead, len(line_start)):] if not text[lead:lead + 1] == "\n" else text
 
 
 def _first_line(text: str) -> str:

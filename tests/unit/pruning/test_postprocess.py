@@ -75,3 +75,20 @@ def test_helpers():
 def test_statements_after_a_nested_block_in_a_body_are_kept():
     body = "    total = 0\n    for x in items:\n        total += x\n    return total"
     assert postprocess(body, prefix="def total(items):\n", suffix="", language="python", multiline=True) == body
+
+
+@pytest.mark.parametrize("multiline", [True, False])
+def test_indentation_the_cursor_sits_after_is_not_repeated(multiline):
+    prefix = "def f(points):\n    "
+    assert postprocess("    distance = len(points)", prefix=prefix, suffix="\n", language="python",
+                       multiline=multiline) == "distance = len(points)"
+    # At column 0 the model's indentation is needed and kept.
+    assert postprocess("    distance = 1", prefix="def f():\n", suffix="\n", language="python",
+                       multiline=multiline) == "    distance = 1"
+
+
+def test_single_line_copy_of_the_next_line_is_dropped():
+    prefix = "def f(x):\n    "
+    suffix = "\n    return x\n"
+    assert postprocess("return x", prefix=prefix, suffix=suffix, language="python", multiline=False) == ""
+    assert postprocess("x += 1", prefix=prefix, suffix=suffix, language="python", multiline=False) == "x += 1"
