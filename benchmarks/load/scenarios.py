@@ -224,16 +224,17 @@ async def typing_throughput(client: LspClient, ws: BenchWorkspace, opts: LoadOpt
     return await finish(client, [typist], record, start)
 
 
-async def closed_loop_level(client: LspClient, ws: BenchWorkspace, opts: LoadOptions, level: int) -> ScenarioRecord:
-    """`level` typists, each sending its next didChange + inlineCompletion pair as soon as the
-    previous completion came back."""
+async def closed_loop(client: LspClient, ws: BenchWorkspace, opts: LoadOptions, typists_count: int,
+                      duration_s: float) -> ScenarioRecord:
+    """`typists_count` typists, each sending its next didChange + inlineCompletion pair as soon as
+    the previous completion came back, for `duration_s`."""
     record = ScenarioRecord()
     path = ws.typing_files[0]
     typists = [make_typist(client, ws, path, record, opts, index=i, every_keystroke=True, max_chars=20_000)
-               for i in range(level)]
+               for i in range(typists_count)]
     await warm_up(client, typists)
     start = time.perf_counter()
-    deadline = start + opts.sweep_duration_s
+    deadline = start + duration_s
 
     async def loop(typist: Typist) -> None:
         while time.perf_counter() < deadline and not client.exited:
@@ -243,27 +244,17 @@ async def closed_loop_level(client: LspClient, ws: BenchWorkspace, opts: LoadOpt
 
     await asyncio.gather(*(loop(t) for t in typists))
     return await finish(client, typists, record, start)
+
+
+async def closed_loop_level(client: LspClient, ws: BenchWorkspace, opts: LoadOptions, level: int) -> ScenarioRecord:
+    """One level of the concurrency sweep: `level` closed-loop typists for `sweep_duration_s`."""
+    return await closed_loop(client, ws, opts, level, opts.sweep_duration_s)
 
 
 async def soak(client: LspClient, ws: BenchWorkspace, opts: LoadOptions) -> ScenarioRecord:
-    """`concurrency` closed-loop typists sending didChange + inlineCompletion pairs for
-    `duration_s`: the long run whose memory growth the report tracks (RSS is sampled throughout)."""
-    record = ScenarioRecord()
-    path = ws.typing_files[0]
-    typists = [make_typist(client, ws, path, record, opts, index=i, every_keystroke=True, max_chars=20_000)
-               for i in range(opts.concurrency)]
-    await warm_up(client, typists)
-    start = time.perf_counter()
-    deadline = start + opts.duration_s
-
-    async def loop(typist: Typist) -> None:
-        while time.perf_counter() < deadline and not client.exited:
-            pending = typist.keystroke()
-            await client.drain()
-            await pending.future
-
-    await asyncio.gather(*(loop(t) for t in typists))
-    return await finish(client, typists, record, start)
+    """`concurrency` closed-loop typists for `duration_s`: the long run whose memory growth the
+    report tracks (RSS is sampled throughout)."""
+    return await closed_loop(client, ws, opts, opts.concurrency, opts.duration_s)
 
 
 async def concurrency_sweep(client: LspClient, ws: BenchWorkspace, opts: LoadOptions) -> dict:
