@@ -56,11 +56,17 @@ class Router:
                 log.error("%s", exc)
 
     def status(self) -> list[dict[str, Any]]:
-        return [
-            {"name": s.spec.name, "kind": s.spec.kind, "model": s.spec.model,
-             "breaker": s.breaker.state, "lastError": s.last_error}
-            for s in self.slots
-        ]
+        """One entry per backend; backends that keep their own counters (the embedded engine's
+        steps, prefix-cache hits, free KV blocks) add them under `stats`."""
+        rows = []
+        for s in self.slots:
+            row: dict[str, Any] = {"name": s.spec.name, "kind": s.spec.kind, "model": s.spec.model,
+                                   "breaker": s.breaker.state, "lastError": s.last_error}
+            stats = getattr(s.backend, "stats", None)
+            if callable(stats):
+                row["stats"] = stats()
+            rows.append(row)
+        return rows
 
     def primary_template(self) -> FimTemplate:
         return self.slots[0].template if self.slots else template_for("")

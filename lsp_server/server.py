@@ -135,10 +135,10 @@ class ArborServer(FastStdioMixin, LanguageServer):
 
     # --- status notifications ------------------------------------------------------------
     def send_status(self, state: str, message: str = "") -> None:
-        slots = self._pipeline.router.status() if self._pipeline else []
-        primary = slots[0] if slots else {}
-        status = {"state": state, "backend": primary.get("name", ""), "breaker": primary.get("breaker", "closed"),
-                  "message": message}
+        slots = self._pipeline.router.slots if self._pipeline else []
+        primary = slots[0] if slots else None
+        status = {"state": state, "backend": primary.spec.name if primary else "",
+                  "breaker": primary.breaker.state if primary else "closed", "message": message}
         if status != self._last_status:
             self._last_status = status
             try:

@@ -117,3 +117,14 @@ def test_breaker_half_open_trial():
 def test_unknown_or_broken_backend_is_a_problem_not_a_crash():
     router = Router([BackendSpec(name="x", kind="python", model="no.such.module:Thing")])
     assert router.slots == [] and "cannot import" in router.problems[0]
+
+
+def test_status_carries_backend_counters_when_the_backend_keeps_them():
+    class Counting(ScriptedBackend):
+        def stats(self):
+            return {"steps": 3}
+
+    router = make_router(Counting(spec("b0")), ScriptedBackend(spec("b1")))
+    first, second = router.status()
+    assert first["stats"] == {"steps": 3} and "stats" not in second
+    assert first["breaker"] == "closed"
