@@ -37,7 +37,7 @@ from inference.backend_spec import BackendSpec  # noqa: E402
 from inference.router import Router  # noqa: E402
 from lsp_server.config import Settings  # noqa: E402
 from lsp_server.pipeline import CompletionPipeline  # noqa: E402
-from pruning.context import approx_tokens  # noqa: E402
+from pruning.budget import DEFAULT_TOKENIZER  # noqa: E402
 from pruning.postprocess import postprocess  # noqa: E402
 
 from quality_cases import CCEVAL_LANGUAGES, Case, humaneval_infilling, humaneval_problems, load_cceval  # noqa: E402
@@ -54,7 +54,7 @@ def pack_snippets(crossfile: tuple[tuple[str, str], ...], budget: int) -> tuple[
     kept: list[ContextSnippet] = []
     used = 0
     for path, text in crossfile:
-        cost = approx_tokens(text)
+        cost = DEFAULT_TOKENIZER.count(text)
         if used + cost <= budget:
             kept.append(ContextSnippet(path, text))
             used += cost

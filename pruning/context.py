@@ -76,11 +76,6 @@ class PromptParts:
         return data
 
 
-def approx_tokens(text: str) -> int:
-    """The default tokenizer's count (kept for callers of the first version)."""
-    return DEFAULT_TOKENIZER.count(text)
-
-
 def build_context(path: str, text: str, offset: int, *, language: str = "", budget_tokens: int = 1024,
                   prefix_share: float = 0.45, suffix_share: float = 0.15, index: Any = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
