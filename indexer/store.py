@@ -131,10 +131,15 @@ class SnapshotStore:
             return None
 
     def put(self, content_hash: str, tags: FileTags) -> None:
+        if self._cache is not None:
+            self.put_encoded(tags.language, content_hash, encode_tags(tags))
+
+    def put_encoded(self, language: str, content_hash: str, encoded: bytes) -> None:
+        """Store tags already encoded with `encode_tags` (a scan worker's result)."""
         if self._cache is None:
             return
         try:
-            self._cache.set(f"{tags.language}:{content_hash}", encode_tags(tags))
+            self._cache.set(f"{language}:{content_hash}", encoded)
         except Exception as exc:
             self._discard(exc)
 

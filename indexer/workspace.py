@@ -34,15 +34,19 @@ _BINARY_PROBE = 8192
 
 @dataclass(frozen=True, slots=True)
 class ScanOptions:
-    """What to index under each root (the `index.*` settings)."""
+    """What to index under each root (the `index.*` settings). `workers`: processes that parse
+    during a scan (0: one per CPU, at most 8; 1: all in the scanning process)."""
 
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     max_file_bytes: int = MAX_FILE_BYTES
+    workers: int = 0
 
     def __post_init__(self) -> None:
         if self.max_file_bytes <= 0:
             raise ValueError("max_file_bytes must be positive")
+        if self.workers < 0:
+            raise ValueError("workers must be 0 (automatic) or positive")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,14 +15,14 @@ Invariants:
   handed to `run` (e.g. `loop.call_soon_threadsafe`) instead of being made on that thread;
   calls on the owner thread (edits being flushed) stay synchronous.
 - Scans run wherever `scan` is called (the server calls it in a worker thread); parsing happens
-  outside the lock, so edits are never blocked for long.
+  outside the lock (in worker processes for a large scan, see `scan.py`), so edits are never
+  blocked for long.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import posixpath
 import threading
 import time
 from collections import OrderedDict
@@ -34,11 +34,14 @@ from indexer import languages
 from indexer.documents import OpenDocument, TextEditLike
 from indexer.fingerprint import content_hash
 from indexer.graph import FileUpdate, SymbolGraph
+from indexer.scan import (
+    MIN_PARALLEL_FILES, DiskFile, Prepared, collect_candidates, index_candidates, resolve_workers,
+)
 from indexer.store import SnapshotStore
-from indexer.tags import FileTags, extract_tags
+from indexer.tags import FileTags
 from indexer.workspace import (
     GitignoreCache, ScanOptions, ScanReport, Skipped, is_candidate, iter_candidates,
-    normalize_path, read_go_module, read_source,
+    normalize_path, read_source,
 )
 
 log = logging.getLogger("arbor.indexer")
@@ -107,30 +110,36 @@ class WorkspaceIndex:
             store.close()
         self._remove_under(root)
 
-    def scan(self, roots: Iterable[str] | None = None, progress: ProgressCallback | None = None) -> ScanReport:
+    def scan(
+        self,
+        roots: Iterable[str] | None = None,
+        progress: ProgressCallback | None = None,
+        *,
+        min_parallel: int = MIN_PARALLEL_FILES,
+    ) -> ScanReport:
         """Index every candidate file under `roots` (default: the known roots); files that were
-        indexed under them but are gone or no longer candidates leave the index."""
+        indexed under them but are gone or no longer candidates leave the index. Parsing happens in
+        `options.workers` processes when at least `min_parallel` files need it (see `scan.py`)."""
         started = time.perf_counter()
         report = ScanReport()
         roots = [normalize_path(r) for r in (roots if roots is not None else self._roots)]
-        candidates: list[tuple[str, str, str]] = []
-        for root in roots:
-            with self._lock:
-                if root not in self._roots:
-                    self._roots.append(root)
-            candidates.extend((root, path, lang) for path, lang in iter_candidates(root, self.options))
-            self._register_go_modules(root, [p for _, p, lang in candidates if lang == "go"])
-        total = len(candidates)
-        if progress:
-            progress(0, total)
-        seen: set[str] = set()
-        for done, (root, path, lang) in enumerate(candidates, 1):
-            seen.add(path)
-            outcome = self._index_disk_file(root, path, lang, report)
-            if isinstance(outcome, Skipped):
-                report.skipped.append(outcome)
-            if progress:
-                progress(done, total)
+        with self._lock:
+            self._roots.extend(r for r in dict.fromkeys(roots) if r not in self._roots)
+        candidates = collect_candidates(roots, self.options, self._graph)
+
+        def apply(item: Prepared) -> None:
+            if isinstance(item, Skipped):
+                report.skipped.append(item)
+                self._remove_file(item.path)
+            elif isinstance(item, DiskFile):
+                item.save_to_snapshot()
+                report.parsed += item.parsed
+                report.from_snapshot += not item.parsed
+                self._apply_disk_file(item)
+
+        index_candidates(candidates, lambda root, path, lang: self._prepare_disk_file(path, lang, report),
+                         apply, progress, resolve_workers(self.options.workers), min_parallel)
+        seen = {path for _, path, _ in candidates}
         for root in roots:
             stale = [p for p in self._graph.files if _under(p, root) and p not in seen and p not in self._docs]
             for path in stale:
@@ -140,21 +149,6 @@ class WorkspaceIndex:
         report.seconds = time.perf_counter() - started
         self.last_scan = report
         return report
-
-    def _register_go_modules(self, root: str, go_files: Sequence[str]) -> None:
-        checked: set[str] = set()
-        for path in go_files:
-            directory = posixpath.dirname(path)
-            while _under(directory, root) or directory == root:
-                if directory in checked:
-                    break
-                checked.add(directory)
-                module = read_go_module(directory)
-                if module:
-                    self._graph.set_go_module(module, directory)
-                if directory == root:
-                    break
-                directory = posixpath.dirname(directory)
 
     def _store_for(self, path: str) -> SnapshotStore | None:
         if not self.snapshot_enabled:
@@ -167,13 +161,13 @@ class WorkspaceIndex:
             store = self._stores[root] = SnapshotStore(root, self._cache_dir)
         return store if store.enabled else None
 
-    def _index_disk_file(self, root: str, path: str, lang: str, report: ScanReport | None) -> Skipped | FileUpdate | None:
-        """Index `path` from disk unless it is open; returns what happened."""
+    def _prepare_disk_file(self, path: str, lang: str, report: ScanReport | None) -> Prepared:
+        """Read and hash `path`; a `DiskFile` (with tags when the snapshot has them) unless it is
+        open, unreadable (`Skipped`) or already indexed with this content (None)."""
         if path in self._docs:
             return None
         data = read_source(path, self.options.max_file_bytes)
         if isinstance(data, Skipped):
-            self._remove_file(path)
             return data
         digest = content_hash(data)
         if report is not None:
@@ -183,24 +177,32 @@ class WorkspaceIndex:
             return None
         store = self._store_for(path)
         tags = store.get(lang, digest) if store is not None else None
-        if tags is None:
-            tags = extract_tags(lang, languages.parse(lang, data), data)
-            if store is not None:
-                store.put(digest, tags)
-            if report is not None:
-                report.parsed += 1
-        elif report is not None:
-            report.from_snapshot += 1
+        return DiskFile(path, lang, digest, store, source=data if tags is None else None, tags=tags)
+
+    def _apply_disk_file(self, file: DiskFile) -> FileUpdate | None:
+        """Put a prepared (and parsed) file into the graph unless it was opened meanwhile."""
         with self._lock:
-            if path in self._docs:
+            if file.path in self._docs:
                 return None
-            self._disk_hash[path] = digest
-            update = self._graph.set_file(path, tags)
+            self._disk_hash[file.path] = file.digest
+            update = self._graph.set_file(file.path, file.tags)
             if update.reindexed:
                 self.reindexed_files += 1
         if update.reindexed:
-            self._notify(path, update.fingerprint)
+            self._notify(file.path, update.fingerprint)
         return update
+
+    def _index_disk_file(self, path: str, lang: str) -> FileUpdate | None:
+        """Index one file from disk in this process (a watched-files event)."""
+        item = self._prepare_disk_file(path, lang, None)
+        if isinstance(item, Skipped):
+            self._remove_file(path)
+        if not isinstance(item, DiskFile):
+            return None
+        if item.tags is None:
+            item.parse_here()
+            item.save_to_snapshot()
+        return self._apply_disk_file(item)
 
     # ---- watched files
 
@@ -217,8 +219,7 @@ class WorkspaceIndex:
         if root is None or lang is None or not is_candidate(root, path, self.options, GitignoreCache()):
             self._remove_file(path)
             return None
-        outcome = self._index_disk_file(root, path, lang, None)
-        return outcome if isinstance(outcome, FileUpdate) else None
+        return self._index_disk_file(path, lang)
 
     def scan_subtree(self, directory: str) -> None:
         """Index a directory that appeared under a root (a watched-files event for a folder)."""
@@ -228,7 +229,7 @@ class WorkspaceIndex:
             return
         for path, lang in iter_candidates(root, self.options):
             if _under(path, directory):
-                self._index_disk_file(root, path, lang, None)
+                self._index_disk_file(path, lang)
 
     def file_deleted(self, path: str) -> None:
         """A file or directory was deleted on disk; open buffers stay indexed."""
