@@ -67,10 +67,13 @@ class IndexSettings:
     exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     max_file_bytes: int = MAX_FILE_BYTES
     snapshot: bool = True
+    workers: int = 0  # processes parsing during a scan; 0: one per CPU (at most 8), 1: none
 
     def __post_init__(self) -> None:
         if self.max_file_bytes <= 0:
             raise ValueError("must be positive")
+        if self.workers < 0:
+            raise ValueError("workers must be 0 (automatic) or positive")
 
 
 def _default_backends() -> list[BackendSpec]:
