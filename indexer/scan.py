@@ -1,9 +1,8 @@
 """The workspace scan's pipeline: walk candidates, read and hash them here, parse the files that need
 it (in worker processes when there are many), apply the results to the graph in candidate order.
 
-`WorkspaceIndex.scan` drives it with two steps of its own: `prepare(root, path, lang)` reads,
-hashes and looks a file up (in the graph, then the snapshot) and `apply(item)` puts the outcome
-into the graph. This module decides where parsing happens.
+`WorkspaceIndex.scan` drives it with `prepare(path, lang)` (`read_disk_file` unless the file is
+open), `apply_file(file)` (puts a parsed `DiskFile` into the graph) and `remove_file(path)`.
 
 Invariants:
 - Items are applied in candidate order whichever process parsed them, so a parallel scan leaves
@@ -30,10 +29,11 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 from indexer import languages, scan_worker
+from indexer.fingerprint import content_hash
 from indexer.graph import SymbolGraph
 from indexer.store import SnapshotStore, decode_tags
 from indexer.tags import FileTags, extract_tags
-from indexer.workspace import ScanOptions, Skipped, iter_candidates, read_go_module
+from indexer.workspace import ScanOptions, ScanReport, Skipped, iter_candidates, read_go_module, read_source
 
 log = logging.getLogger("arbor.indexer")
 
@@ -42,9 +42,10 @@ MAX_AUTO_WORKERS = 8
 CHUNK_FILES = 8
 CHUNK_BYTES = 256 * 1024
 CHUNKS_IN_FLIGHT_PER_WORKER = 4
-_POOL_ERRORS = (BrokenProcessPool, OSError, RuntimeError, ValueError, ImportError)
+_POOL_BROKE = (BrokenProcessPool, OSError)  # a worker died, a pipe or semaphore failed
+_POOL_START_FAILED = (*_POOL_BROKE, RuntimeError, ValueError, ImportError)
 
-Candidate = tuple[str, str, str]  # (root, path, language)
+Candidate = tuple[str, str]  # (path, language)
 
 
 @dataclass(slots=True)
@@ -91,10 +92,35 @@ def collect_candidates(roots: Sequence[str], options: ScanOptions, graph: Symbol
     """Every candidate under `roots`, in walk order; registers the Go modules found on the way."""
     candidates: list[Candidate] = []
     for root in roots:
-        found = [(root, path, lang) for path, lang in iter_candidates(root, options)]
-        register_go_modules(graph, root, [path for _, path, lang in found if lang == "go"])
+        found = list(iter_candidates(root, options))
+        register_go_modules(graph, root, [path for path, lang in found if lang == "go"])
         candidates.extend(found)
     return candidates
+
+
+def read_disk_file(
+    path: str,
+    lang: str,
+    max_file_bytes: int,
+    indexed_digest: str | None,
+    store_for: Callable[[str], SnapshotStore | None],
+    report: ScanReport | None,
+) -> Prepared:
+    """Read and hash `path`: `Skipped` if unreadable, None if the graph has it with this content
+    (`indexed_digest`), else a `DiskFile` with the snapshot's tags or its source to parse.
+    Counts its bytes and language in `report`."""
+    data = read_source(path, max_file_bytes)
+    if isinstance(data, Skipped):
+        return data
+    digest = content_hash(data)
+    if report is not None:
+        report.bytes += len(data)
+        report.languages[lang] = report.languages.get(lang, 0) + 1
+    if digest == indexed_digest:
+        return None
+    store = store_for(path)
+    tags = store.get(lang, digest) if store is not None else None
+    return DiskFile(path, lang, digest, store, source=data if tags is None else None, tags=tags)
 
 
 def register_go_modules(graph: SymbolGraph, root: str, go_files: Sequence[str]) -> None:
@@ -116,21 +142,30 @@ def register_go_modules(graph: SymbolGraph, root: str, go_files: Sequence[str]) 
 
 def index_candidates(
     candidates: Sequence[Candidate],
-    prepare: Callable[[str, str, str], Prepared],
-    apply: Callable[[Prepared], None],
+    prepare: Callable[[str, str], Prepared],
+    apply_file: Callable[[DiskFile], object],
+    remove_file: Callable[[str], object],
+    report: ScanReport,
     progress: Callable[[int, int], None] | None,
     workers: int,
     min_parallel: int = MIN_PARALLEL_FILES,
 ) -> None:
-    """Prepare, parse and apply every candidate, in order; `progress(done, total)` after each."""
+    """Prepare, parse and apply every candidate, in order, counting in `report`; skipped files
+    leave the graph. `progress(done, total)` after each."""
     total = len(candidates)
     if progress:
         progress(0, total)
-    prepared = (prepare(root, path, lang) for root, path, lang in candidates)
-    parsed = parse_in_order(prepared, workers, min_parallel)
+    parsed = parse_in_order((prepare(path, lang) for path, lang in candidates), workers, min_parallel)
     try:
         for done, item in enumerate(parsed, 1):
-            apply(item)
+            if isinstance(item, Skipped):
+                report.skipped.append(item)
+                remove_file(item.path)
+            elif isinstance(item, DiskFile):
+                item.save_to_snapshot()
+                report.parsed += item.parsed
+                report.from_snapshot += not item.parsed
+                apply_file(item)
             if progress:
                 progress(done, total)
     finally:
@@ -210,7 +245,7 @@ class ParsePool:
     def start(cls, workers: int) -> ParsePool | None:
         try:
             return cls(start_pool(workers), workers)
-        except _POOL_ERRORS as exc:
+        except _POOL_START_FAILED as exc:
             log.warning("index: cannot start %d parse workers (%s: %s); parsing in this process",
                         workers, type(exc).__name__, exc)
             return None
@@ -240,7 +275,7 @@ class ParsePool:
             try:
                 chunk.future = self._executor.submit(
                     scan_worker.parse_chunk, [(f.language, f.source) for f in chunk.jobs])
-            except _POOL_ERRORS as exc:
+            except _POOL_START_FAILED as exc:  # includes "cannot schedule new futures"
                 self._broken(exc)
         self._window.append(chunk)
 
@@ -249,7 +284,7 @@ class ParsePool:
             try:
                 for file, encoded in zip(chunk.jobs, chunk.future.result(), strict=True):
                     file.take_encoded(encoded)
-            except _POOL_ERRORS[:2] as exc:  # the pool broke; a worker's own error propagates
+            except _POOL_BROKE as exc:  # an error raised by the parsing itself propagates
                 self._broken(exc)
         for file in chunk.jobs:
             if file.tags is None:

@@ -32,10 +32,10 @@ from pathlib import Path
 
 from indexer import languages
 from indexer.documents import OpenDocument, TextEditLike
-from indexer.fingerprint import content_hash
 from indexer.graph import FileUpdate, SymbolGraph
 from indexer.scan import (
-    MIN_PARALLEL_FILES, DiskFile, Prepared, collect_candidates, index_candidates, resolve_workers,
+    MIN_PARALLEL_FILES, DiskFile, Prepared, collect_candidates, index_candidates, read_disk_file,
+    resolve_workers,
 )
 from indexer.store import SnapshotStore
 from indexer.tags import FileTags
@@ -126,20 +126,10 @@ class WorkspaceIndex:
         with self._lock:
             self._roots.extend(r for r in dict.fromkeys(roots) if r not in self._roots)
         candidates = collect_candidates(roots, self.options, self._graph)
-
-        def apply(item: Prepared) -> None:
-            if isinstance(item, Skipped):
-                report.skipped.append(item)
-                self._remove_file(item.path)
-            elif isinstance(item, DiskFile):
-                item.save_to_snapshot()
-                report.parsed += item.parsed
-                report.from_snapshot += not item.parsed
-                self._apply_disk_file(item)
-
-        index_candidates(candidates, lambda root, path, lang: self._prepare_disk_file(path, lang, report),
-                         apply, progress, resolve_workers(self.options.workers), min_parallel)
-        seen = {path for _, path, _ in candidates}
+        index_candidates(candidates, lambda path, lang: self._read_disk_file(path, lang, report),
+                         self._apply_disk_file, self._remove_file, report, progress,
+                         resolve_workers(self.options.workers), min_parallel)
+        seen = {path for path, _ in candidates}
         for root in roots:
             stale = [p for p in self._graph.files if _under(p, root) and p not in seen and p not in self._docs]
             for path in stale:
@@ -161,23 +151,12 @@ class WorkspaceIndex:
             store = self._stores[root] = SnapshotStore(root, self._cache_dir)
         return store if store.enabled else None
 
-    def _prepare_disk_file(self, path: str, lang: str, report: ScanReport | None) -> Prepared:
-        """Read and hash `path`; a `DiskFile` (with tags when the snapshot has them) unless it is
-        open, unreadable (`Skipped`) or already indexed with this content (None)."""
+    def _read_disk_file(self, path: str, lang: str, report: ScanReport | None) -> Prepared:
+        """`scan.read_disk_file` of `path` unless it is open (None)."""
         if path in self._docs:
             return None
-        data = read_source(path, self.options.max_file_bytes)
-        if isinstance(data, Skipped):
-            return data
-        digest = content_hash(data)
-        if report is not None:
-            report.bytes += len(data)
-            report.languages[lang] = report.languages.get(lang, 0) + 1
-        if self._disk_hash.get(path) == digest and self._graph.tags(path) is not None:
-            return None
-        store = self._store_for(path)
-        tags = store.get(lang, digest) if store is not None else None
-        return DiskFile(path, lang, digest, store, source=data if tags is None else None, tags=tags)
+        indexed = self._disk_hash.get(path) if self._graph.tags(path) is not None else None
+        return read_disk_file(path, lang, self.options.max_file_bytes, indexed, self._store_for, report)
 
     def _apply_disk_file(self, file: DiskFile) -> FileUpdate | None:
         """Put a prepared (and parsed) file into the graph unless it was opened meanwhile."""
@@ -194,7 +173,7 @@ class WorkspaceIndex:
 
     def _index_disk_file(self, path: str, lang: str) -> FileUpdate | None:
         """Index one file from disk in this process (a watched-files event)."""
-        item = self._prepare_disk_file(path, lang, None)
+        item = self._read_disk_file(path, lang, None)
         if isinstance(item, Skipped):
             self._remove_file(path)
         if not isinstance(item, DiskFile):
