@@ -253,6 +253,9 @@ class ParsePool:
     def parse_in_order(self, items: Iterable[Prepared]) -> Iterator[Prepared]:
         """Queue `items`; yields those whose chunk is done (in order) once the window is full."""
         for item in items:
+            if not _needs_parse(item) and not self._window and not self._open.items:
+                yield item  # nothing before it is still being parsed
+                continue
             self._open.items.append(item)
             if _needs_parse(item):
                 self._open.jobs.append(item)
