@@ -50,7 +50,7 @@ class OpenDocument:
     """An open buffer of language `language` (None: text is tracked, nothing is parsed)."""
 
     __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_settled", "_tagger",
-                 "edits_since_parse", "parses")
+                 "edits_since_parse", "parses", "tagged_source")
 
     def __init__(self, path: str, text: str, language: str | None) -> None:
         self.path = path
@@ -63,6 +63,7 @@ class OpenDocument:
         self._tagger = IncrementalTagger(language) if language is not None else None
         self.edits_since_parse = 0
         self.parses = 0
+        self.tagged_source: bytes | None = None  # the source the last `tags()` were made from
 
     @property
     def source(self) -> bytes:
@@ -145,4 +146,7 @@ class OpenDocument:
         tree = self.tree()
         if tree is None or self._tagger is None:
             return None
-        return self._tagger.tags(tree, self.source)
+        source = self.source
+        tags = self._tagger.tags(tree, source)
+        self.tagged_source = source
+        return tags

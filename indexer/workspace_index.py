@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import os
+import posixpath
 import threading
 import time
 from collections import OrderedDict
@@ -48,6 +49,7 @@ log = logging.getLogger("arbor.indexer")
 
 FingerprintCallback = Callable[[str, str], None]
 ProgressCallback = Callable[[int, int], None]
+MAX_OWN_TAGS_LAG_S = 1.0  # see `graph_for`
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +78,7 @@ class WorkspaceIndex:
         self._lock = threading.RLock()
         self._docs: dict[str, OpenDocument] = {}
         self._pending: set[str] = set()
+        self._pending_since: dict[str, float] = {}  # path -> monotonic time of its oldest unflushed edit
         self._roots: list[str] = []
         self._stores: dict[str, SnapshotStore] = {}
         self._disk_hash: dict[str, str] = {}
@@ -242,7 +245,7 @@ class WorkspaceIndex:
             language = None
         with self._lock:
             self._docs[path] = OpenDocument(path, text, language)
-            self._pending.add(path)
+            self._mark_pending(path)
 
     def did_change(self, path: str, edits: Sequence[TextEditLike], new_text: str) -> None:
         """Apply `edits` (code-point offsets into the text before each edit, in order)."""
@@ -257,7 +260,11 @@ class WorkspaceIndex:
                 if doc.text != new_text:
                     log.debug("index: %s out of sync after edits; resyncing", path)
                     doc.replace(new_text)
-            self._pending.add(path)
+            self._mark_pending(path)
+
+    def _mark_pending(self, path: str) -> None:
+        self._pending.add(path)
+        self._pending_since.setdefault(path, time.monotonic())
 
     def did_close(self, path: str) -> None:
         """Forget the buffer; the file falls back to its disk content (or leaves the index)."""
@@ -265,6 +272,7 @@ class WorkspaceIndex:
         with self._lock:
             self._docs.pop(path, None)
             self._pending.discard(path)
+            self._pending_since.pop(path, None)
             self._disk_hash.pop(path, None)
         self.file_changed_on_disk(path)
 
@@ -292,6 +300,7 @@ class WorkspaceIndex:
                 targets = [path] if path in self._pending else []
             for target in targets:
                 self._pending.discard(target)
+                self._pending_since.pop(target, None)
                 doc = self._docs.get(target)
                 if doc is None:
                     continue
@@ -322,7 +331,7 @@ class WorkspaceIndex:
             unsettled = [path for path, doc in self._docs.items() if not doc.settled and doc.language]
             for path in unsettled:
                 self._docs[path].settle()
-                self._pending.add(path)
+                self._mark_pending(path)
         return self.flush() if unsettled else FlushStats()
 
     @property
@@ -331,6 +340,56 @@ class WorkspaceIndex:
         if self._pending:
             self.flush()
         return self._graph
+
+    def graph_for(self, path: str, max_lag_s: float = MAX_OWN_TAGS_LAG_S) -> SymbolGraph:
+        """The graph as a completion in `path` needs it. Pending buffers that can matter to `path`
+        are flushed first: those it imports (up to three hops) and those in its directory (Go and
+        Java packages). `path`'s own entry (its definitions near the cursor come from its fresh
+        tree) and unrelated buffers may lag their latest edits until the next flush, but by no
+        more than `max_lag_s`. `tagged_source(path)` gives the text `path`'s entry was made from."""
+        path = normalize_path(path)
+        now = time.monotonic()
+        with self._lock:
+            pending = {p: self._pending_since.get(p, now) for p in self._pending}
+        if not pending:
+            return self._graph
+        overdue = {p for p, since in pending.items() if now - since > max_lag_s or self._graph.tags(p) is None}
+        others = set(pending) - {path} - overdue
+        if others:
+            related = self._import_closure(path, hops=3)
+            directory = posixpath.dirname(path)
+            overdue |= {p for p in others if p in related or posixpath.dirname(p) == directory}
+        for target in sorted(overdue):
+            self.flush(target)
+        return self._graph
+
+    def _import_closure(self, path: str, hops: int) -> set[str]:
+        """Files `path` imports, directly or through up to `hops` files."""
+        seen: set[str] = set()
+        frontier = [path]
+        for _ in range(hops):
+            frontier = [t for f in frontier for t in self._graph.imports_of(f) if t not in seen and t != path]
+            seen.update(frontier)
+            if not frontier:
+                break
+        return seen
+
+    def current_tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
+        """Like `tree`, but an open buffer is only reparsed: re-tagging and re-indexing it are
+        left to the next flush."""
+        path = normalize_path(path)
+        with self._lock:
+            doc = self._docs.get(path)
+            if doc is not None:
+                tree = doc.tree()
+                return (tree, doc.source) if tree is not None else None
+        return self._disk_tree(path)
+
+    def tagged_source(self, path: str) -> bytes | None:
+        """The bytes the graph's tags of open buffer `path` were extracted from (None when `path`
+        is not open or not tagged yet: its tags then come from the file on disk)."""
+        doc = self._docs.get(normalize_path(path))
+        return doc.tagged_source if doc is not None else None
 
     def tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
         """The current tree and source of `path` (open buffer or disk file); None if unsupported."""

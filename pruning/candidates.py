@@ -161,9 +161,17 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str],
     if tags is None:
         return []
     line = near[0].line if near else 0
+    tagged = lookup.tagged_source()  # the tags' byte offsets point into this text
     return [NameUse(name=name, kind="identifier" if not owner else "call", line=line,
                     distance=FILE_USE_DISTANCE, owner=owner)
-            for name, owner in _most_used_imports(lookup.path, tags, source, modules)]
+            for name, owner in _most_used_imports(lookup.path, tags, tagged or source, modules)]
+
+
+def prepare_file_uses(lookup: IndexLookup) -> None:
+    """Compute (and memoise) `file_uses`' ranking for the file's current graph entry, so the next
+    completion in it finds it ready; meant to run right after the file was re-indexed."""
+    if lookup.available:
+        file_uses(lookup, lookup.tagged_source() or b"", lookup.module_aliases(), [])
 
 
 _FILE_USES: OrderedDict[str, tuple[object, tuple, list[tuple[str, str]]]] = OrderedDict()

@@ -25,7 +25,7 @@ from indexer import languages
 from inference.api import CompletionRequest, ContextSnippet
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
-from .candidates import Piece, ladder_pieces, local_definitions, reference_pieces
+from .candidates import Piece, ladder_pieces, local_definitions, prepare_file_uses, reference_pieces
 from .lookup import IndexLookup, encode
 from .references import names_near_cursor
 from .scopes import scope_chain
@@ -101,6 +101,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     syntax = syntax_for(language) or syntax_for(languages.language_for_path(path) or "")
     pieces: list[Piece] = []
     scope_tokens: bytes = b""
+    lookup: IndexLookup | None = None
     if syntax is not None and syntax.name in languages.LANGUAGES:
         source = encode(text)
         byte_offset = len(prefix_text.encode("utf-8", "surrogatepass"))
@@ -138,7 +139,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     used = total()
     snippets = _layout(chosen, display, path)
     content_hash = xxhash.xxh3_64_hexdigest(encode(text))
-    own = (index.graph.fingerprint(path) if getattr(index, "graph", None) is not None else None) or content_hash
+    own = (lookup.fingerprint(path) if lookup is not None else None) or content_hash
     depends = {display[path]: own}
     for piece, _ in chosen:
         if not piece.current:
@@ -150,12 +151,21 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                        semantic_key=key)
 
 
+def prepare(index: Any, path: str) -> None:
+    """Precompute what the next `build_context` in `path` needs from the file's indexed state
+    alone (the imported names it uses most), e.g. right after the file was re-indexed, so that
+    work is not on the keystroke-to-completion path. Has no effect on the context's content."""
+    if index is not None:
+        prepare_file_uses(IndexLookup(index, path))
+
+
 def _index_tree(index: Any, path: str, text: str) -> Any:
     """The index's tree for `path` when it is an open document holding exactly this text."""
     is_open = getattr(index, "is_open", None)
     if index is None or is_open is None or not is_open(path):
         return None
-    held = index.tree(path)
+    current_tree = getattr(index, "current_tree", None)
+    held = current_tree(path) if current_tree is not None else index.tree(path)
     if held is None:
         return None
     tree, source = held if isinstance(held, tuple) else (held, None)

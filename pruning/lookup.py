@@ -45,7 +45,7 @@ class IndexLookup:
     def __init__(self, index: object | None, path: str) -> None:
         self.index = index
         self.path = path
-        self.graph = getattr(index, "graph", None) if index is not None else None
+        self.graph = _graph_for(index, path)
         self._imports: set[str] | None = None
         self._rank: dict[str, float] | None = None
         self._best_rank: float | None = None
@@ -131,6 +131,12 @@ class IndexLookup:
             return set()
         return {local for imp in tags.imports for local in imp.local_names}
 
+    def tagged_source(self) -> bytes | None:
+        """The text this file's graph entry was made from, when the index says (an open buffer's
+        entry can lag its latest edits: see `WorkspaceIndex.graph_for`)."""
+        tagged = getattr(self.index, "tagged_source", None)
+        return tagged(self.path) if tagged is not None else None
+
     def fingerprint(self, path: str) -> str:
         value = self.graph.fingerprint(path) if self.graph is not None else None
         return value or ""
@@ -188,6 +194,15 @@ class _GraphMemo:
         self.graph: weakref.ref | None = None
         self.version = -1
         self.answers: dict[tuple[str, str], list] = {}
+
+
+def _graph_for(index: object | None, path: str) -> object | None:
+    """The index's graph as a completion in `path` needs it (`graph_for` where the index has it:
+    the file's own entry may lag its latest edits; else `graph`)."""
+    if index is None:
+        return None
+    graph_for = getattr(index, "graph_for", None)
+    return graph_for(path) if graph_for is not None else getattr(index, "graph", None)
 
 
 _MEMO = _GraphMemo()

@@ -59,6 +59,9 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         return None
     finally:
         ls.end_request(uri)
+        indexing = getattr(ls, "indexing", None)
+        if indexing is not None:
+            indexing.flush_soon(doc.path)  # re-index this buffer after answering, not before
     ls.stats.count(f"cache_{result.cache}")
     ls.stats.record_latency(result.latency_ms.get("total", 0.0))
     ls.send_status("idle")

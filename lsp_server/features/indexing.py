@@ -6,8 +6,10 @@ Invariants:
   worker thread, in the order they were requested.
 - Fingerprint notifications raised on that worker thread are delivered on the event loop, so
   subscribers (the completion cache) only ever run on the loop thread.
-- Edited buffers are re-indexed when something needs them (a completion request reads the graph)
-  or after `IDLE_FLUSH_S` without edits, whichever comes first; after `IDLE_SETTLE_S` without
+- Edited buffers are re-indexed when something needs them (a completion request reads the graph,
+  which flushes every buffer but the one being completed), `AFTER_COMPLETION_FLUSH_S` after a
+  completion was answered (so the completed buffer's re-indexing is off the keystroke-to-ghost-
+  text path), or after `IDLE_FLUSH_S` without edits, whichever comes first; after `IDLE_SETTLE_S` without
   edits, buffers whose incremental trees have syntax errors are parsed afresh (`settle`).
 - `index.enabled: false` skips the workspace scan and file watching; open buffers stay indexed.
 """
@@ -25,6 +27,7 @@ from lsprotocol import types
 
 from indexer import ScanOptions, WorkspaceIndex
 from indexer.languages import EXTENSIONS
+from pruning.context import prepare as prepare_context
 
 from .documents import uri_to_path
 
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 IDLE_FLUSH_S = 0.3
+AFTER_COMPLETION_FLUSH_S = 0.005
 IDLE_SETTLE_S = 1.5
 PROGRESS_INTERVAL_S = 0.1
 WATCHER_ID = "arbor-index-watched-files"
@@ -43,7 +47,7 @@ _tokens = count(1)
 
 def scan_options(settings: IndexSettings) -> ScanOptions:
     return ScanOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
-                       max_file_bytes=settings.max_file_bytes)
+                       max_file_bytes=settings.max_file_bytes, workers=settings.workers)
 
 
 class IndexingService:
@@ -59,6 +63,8 @@ class IndexingService:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-index")
         self._idle_handle: asyncio.TimerHandle | None = None
         self._settle_handle: asyncio.TimerHandle | None = None
+        self._soon_handle: asyncio.TimerHandle | None = None
+        self._prepare: set[str] = set()
 
     # ---- document listener: flush after a pause in typing
     def did_open(self, path: str, text: str, language_id: str) -> None:
@@ -81,8 +87,36 @@ class IndexingService:
         self._idle_handle = loop.call_later(IDLE_FLUSH_S, self._flush)
         self._settle_handle = loop.call_later(IDLE_SETTLE_S, self._settle)
 
+    def flush_soon(self, path: str) -> None:
+        """A completion in `path` was just answered: shortly, flush edited buffers and prepare
+        `path`'s next context (`pruning.context.prepare`). Typing does not push this back, unlike
+        the idle flush."""
+        if self.closed:
+            return
+        self._prepare.add(path)
+        if self._soon_handle is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
+
+    def _flush_soon(self) -> None:
+        self._soon_handle = None
+        self._flush_index()
+        paths, self._prepare = self._prepare, set()
+        for path in paths:
+            try:
+                prepare_context(self.index, path)
+            except Exception:
+                log.exception("preparing the next context of %s failed", path)
+
     def _flush(self) -> None:
         self._idle_handle = None
+        self._flush_index()
+
+    def _flush_index(self) -> None:
         try:
             self.index.flush()
         except Exception:
@@ -207,7 +241,7 @@ class IndexingService:
 
     def close(self) -> None:
         self.closed = True
-        for handle in (self._idle_handle, self._settle_handle):
+        for handle in (self._idle_handle, self._settle_handle, self._soon_handle):
             if handle is not None:
                 handle.cancel()
         self._executor.shutdown(wait=False, cancel_futures=True)

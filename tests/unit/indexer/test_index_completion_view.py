@@ -1,0 +1,108 @@
+"""What a completion sees of the index: `graph_for`, `current_tree` and `tagged_source`.
+
+A completion in a buffer must see the latest edits of every buffer it depends on, while its own
+buffer's re-indexing may wait until after the answer (its tree is always fresh)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from indexer import WorkspaceIndex
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+LIB = "def area(r):\n    return 3.14 * r * r\n"
+USER = "from lib import area\n\nprint(area(2))\n"
+OTHER = "def unrelated():\n    return 1\n"
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    files = {"lib.py": LIB, "user.py": USER, "pkg/other.py": OTHER, "pkg/sibling.py": OTHER}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(tmp_path)])
+    root = str(tmp_path).replace("\\", "/")
+    paths = {name: f"{root}/{name}" for name in files}
+    for name, text in files.items():
+        index.did_open(paths[name], text, "python")
+    index.flush()
+    yield index, paths
+    index.close()
+
+
+def rename(index, path, text, old, new):
+    start = text.index(old)
+    result = text[:start] + new + text[start + len(old):]
+    index.did_change(path, [Edit(start, start + len(old), new)], result)
+    return result
+
+
+def names(index, path):
+    return {d.name for d in index.graph_for(path).tags(path).definitions}
+
+
+def test_own_buffer_lags_until_flushed_and_tagged_source_says_what_it_is(workspace):
+    index, paths = workspace
+    user = paths["user.py"]
+    new_text = rename(index, user, USER, "print", "def shown():\n    pass\n\nprint")
+    graph = index.graph_for(user)
+    assert "shown" not in {d.name for d in graph.tags(user).definitions}  # not re-indexed yet
+    assert index.tagged_source(user) == USER.encode()  # the text the lagging entry was made from
+    tree, source = index.current_tree(user)
+    assert source == new_text.encode()  # the tree is current all the same
+    assert b"shown" in tree.root_node.text
+    assert user in index.pending  # reparsing for the tree did not re-index
+    index.flush(user)
+    assert "shown" in names(index, user)
+    assert index.tagged_source(user) == new_text.encode()
+
+
+def test_imported_buffer_is_flushed_before_a_completion_in_its_importer(workspace):
+    index, paths = workspace
+    rename(index, paths["lib.py"], LIB, "area", "surface")
+    graph = index.graph_for(paths["user.py"])
+    assert paths["lib.py"] not in index.pending
+    assert {d.name for d in graph.tags(paths["lib.py"]).definitions} == {"surface"}
+
+
+def test_unrelated_buffer_may_lag_but_not_for_longer_than_the_limit(workspace):
+    index, paths = workspace
+    other = paths["pkg/other.py"]
+    rename(index, other, OTHER, "unrelated", "renamed")
+    index.graph_for(paths["user.py"])
+    assert other in index.pending  # another directory, not imported: left for the next flush
+    time.sleep(0.02)
+    index.graph_for(paths["user.py"], max_lag_s=0.01)
+    assert other not in index.pending
+    assert names(index, other) == {"renamed"}
+
+
+def test_own_buffer_is_flushed_once_its_edits_are_older_than_the_limit(workspace):
+    index, paths = workspace
+    user = paths["user.py"]
+    rename(index, user, USER, "print", "def shown():\n    pass\n\nprint")
+    time.sleep(0.02)
+    graph = index.graph_for(user, max_lag_s=0.01)
+    assert user not in index.pending
+    assert "shown" in {d.name for d in graph.tags(user).definitions}
+
+
+def test_a_buffer_in_the_same_directory_is_flushed(workspace):
+    index, paths = workspace
+    sibling = paths["pkg/sibling.py"]
+    rename(index, sibling, OTHER, "unrelated", "renamed")
+    index.graph_for(paths["pkg/other.py"])  # not imported, but a neighbour (Go/Java packages)
+    assert sibling not in index.pending
+    assert names(index, sibling) == {"renamed"}

@@ -1,0 +1,45 @@
+"""The server's indexing service re-indexes a completed buffer right after the answer."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from lsp_server.config import Settings
+from lsp_server.features.indexing import AFTER_COMPLETION_FLUSH_S, IDLE_FLUSH_S, IndexingService
+from pruning import candidates
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+TEXT = "import os\n\nos.path.join('a')\n"
+
+
+async def test_flush_soon_reindexes_and_prepares_the_completed_buffer(tmp_path):
+    path = str(tmp_path / "mod.py")
+    settings = Settings()
+    settings.index.snapshot = False
+    service = IndexingService(SimpleNamespace(settings=settings))
+    try:
+        index = service.index
+        index.did_open(path, TEXT, "python")
+        index.flush()
+        new_text = TEXT + "os.getcwd()\n"
+        index.did_change(path, [Edit(len(TEXT), len(TEXT), "os.getcwd()\n")], new_text)
+        service.flush_soon(path)
+        service.flush_soon(path)  # a second answer before the flush ran: still one flush
+        assert path in index.pending
+        await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
+        assert path not in index.pending  # well before the idle flush would have run
+        assert AFTER_COMPLETION_FLUSH_S + 0.05 < IDLE_FLUSH_S
+        assert index.tagged_source(path) == new_text.encode()
+        memo = candidates._FILE_USES.get(path)
+        assert memo is not None and memo[0] is index.graph.tags(path)  # the next context's ranking is ready
+    finally:
+        service.close()
