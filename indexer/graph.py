@@ -6,6 +6,9 @@ Invariants:
 - When a file is re-indexed, exactly the files importing it (its direct dependents) are marked for
   re-resolution; they are re-resolved lazily, before the next query. Adding or removing a file
   re-resolves the files that had unresolved imports.
+- A file that is new to the graph (or changed package or language) has its imports resolved once,
+  before the next query or `resolve_pending()`, against every file added by then: a scan adding
+  many files resolves each once, and the result does not depend on the order they were added in.
 - `definitions_of(name, from_path)` orders results: definitions in `from_path`; then those reached
   through `from_path`'s imports (names it binds explicitly first, following re-exports up to three
   hops, then everything in the files it imports, then files of its own package/directory for Go
@@ -21,6 +24,7 @@ from collections import Counter, OrderedDict, defaultdict
 from dataclasses import dataclass, field
 from math import sqrt
 
+from indexer.definitions import definition_names
 from indexer.rank import personalized_pagerank
 from indexer.resolve import ModuleIndex, resolve_import
 from indexer.tags import Definition, FileTags
@@ -59,6 +63,7 @@ class SymbolGraph:
         self._referrers: dict[str, set[str]] = defaultdict(set)
         self._out_edges: dict[str, dict[str, float]] = {}
         self._stale: set[str] = set()
+        self._fresh: set[str] = set()  # added, imports not resolved yet
         self._unresolved: set[str] = set()
         self._unresolved_dirty = False
         self._symbol_count = 0
@@ -75,6 +80,8 @@ class SymbolGraph:
             if old is not None and old.fingerprint == tags.fingerprint and old.package == tags.package:
                 self._tags[path] = tags
                 return FileUpdate(path, False, tags.fingerprint)
+            if old is not None:
+                self._resolve_fresh()  # so that `marked` names every importer
             previous_edges = self._out_edges.get(path)
             if old is not None and old.package == tags.package and old.language == tags.language:
                 self._update_entries(path, old, tags)
@@ -83,16 +90,7 @@ class SymbolGraph:
                     self._drop_entries(path, old)
                 else:
                     self._unresolved_dirty = True
-                self._tags[path] = tags
-                self._modules.add(path, tags.package, tags.language)
-                for d in tags.definitions:
-                    self._defs_by_name[d.name].add(path)
-                self._symbol_count += len(tags.definitions)
-                counts = _name_counts(tags)
-                self._ref_counts[path] = counts
-                for name in counts:
-                    self._referrers[name].add(path)
-                self._resolve(path)
+                self._add_entries(path, tags)
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
             self._invalidate_edges(path, old, tags, previous_edges)
@@ -105,6 +103,7 @@ class SymbolGraph:
             old = self._tags.pop(path, None)
             if old is None:
                 return FileUpdate(path, False, "")
+            self._resolve_fresh()
             self._drop_entries(path, old)
             self._modules.remove(path)
             marked = frozenset(self._importers.get(path, ()))
@@ -121,11 +120,34 @@ class SymbolGraph:
             self._modules.go_modules[module_path] = directory
             self._unresolved_dirty = True
 
+    def resolve_pending(self) -> None:
+        """Resolve now what the next query would resolve first: the imports of files added since
+        and of files marked for re-resolution (a scan calls this once it has added its files)."""
+        with self._lock:
+            self._refresh()
+
+    def _add_entries(self, path: str, tags: FileTags) -> None:
+        """Index a file the graph does not have; its imports are resolved by `_refresh`."""
+        self._tags[path] = tags
+        self._modules.add(path, tags.package, tags.language)
+        defs_by_name = self._defs_by_name
+        names = definition_names(tags.definitions)
+        for name in names:
+            defs_by_name[name].add(path)
+        self._symbol_count += len(names)
+        counts = _name_counts(tags)
+        self._ref_counts[path] = counts
+        referrers = self._referrers
+        for name in counts:
+            referrers[name].add(path)
+        self._fresh.add(path)
+        self._out_edges.pop(path, None)
+
     def _update_entries(self, path: str, old: FileTags, new: FileTags) -> None:
         """Re-index `path` in place: touch only the names and imports that changed."""
         self._tags[path] = new
-        old_names = {d.name for d in old.definitions}
-        new_names = {d.name for d in new.definitions}
+        old_names = set(definition_names(old.definitions))
+        new_names = set(definition_names(new.definitions))
         for name in old_names - new_names:
             bucket = self._defs_by_name.get(name)
             if bucket is not None:
@@ -153,12 +175,12 @@ class SymbolGraph:
             self._out_edges.pop(path, None)
 
     def _drop_entries(self, path: str, old: FileTags) -> None:
-        for d in old.definitions:
-            bucket = self._defs_by_name.get(d.name)
+        for name in definition_names(old.definitions):
+            bucket = self._defs_by_name.get(name)
             if bucket is not None:
                 bucket.discard(path)
                 if not bucket:
-                    del self._defs_by_name[d.name]
+                    del self._defs_by_name[name]
         self._symbol_count -= len(old.definitions)
         for name in self._ref_counts.pop(path, ()):
             bucket = self._referrers.get(name)
@@ -171,9 +193,11 @@ class SymbolGraph:
                 self._importers[target].discard(path)
         self._unresolved.discard(path)
         self._stale.discard(path)
+        self._fresh.discard(path)
 
     def _resolve(self, path: str) -> None:
         tags = self._tags[path]
+        self._fresh.discard(path)
         for targets in self._resolved.get(path, ()):
             for target in targets:
                 self._importers[target].discard(path)
@@ -193,11 +217,18 @@ class SymbolGraph:
         if self._unresolved_dirty:
             self._stale.update(self._unresolved)
             self._unresolved_dirty = False
+        self._resolve_fresh()
         if self._stale:
             for path in sorted(self._stale):
                 if path in self._tags:
                     self._resolve(path)
             self._stale.clear()
+            self._edges_version += 1
+
+    def _resolve_fresh(self) -> None:
+        if self._fresh:
+            for path in sorted(self._fresh):
+                self._resolve(path)  # discards it from `_fresh`
             self._edges_version += 1
 
     def _invalidate_edges(
@@ -208,8 +239,8 @@ class SymbolGraph:
         if not self._out_edges:  # nothing computed yet (e.g. during a scan)
             self._edges_version += 1
             return
-        old_names = {d.name for d in old.definitions} if old else set()
-        new_names = {d.name for d in new.definitions} if new else set()
+        old_names = set(definition_names(old.definitions)) if old else set()
+        new_names = set(definition_names(new.definitions)) if new else set()
         changed_names = old_names ^ new_names
         for name in changed_names:
             for referrer in self._referrers.get(name, ()):
@@ -271,7 +302,7 @@ class SymbolGraph:
             def add_from(path: str, wanted: str) -> bool:
                 tags = self._tags.get(path)
                 found = False
-                if tags is not None:
+                if tags is not None and wanted in definition_names(tags.definitions):
                     for d in tags.definitions:
                         if d.name == wanted:
                             out.setdefault((path, d.start_byte), (path, d))
@@ -332,7 +363,7 @@ class SymbolGraph:
         if cached is not None:
             return cached
         edges: dict[str, float] = defaultdict(float)
-        own = {d.name for d in self._tags[path].definitions}
+        own = set(definition_names(self._tags[path].definitions))
         for name, count in self._ref_counts.get(path, {}).items():
             if name in own:
                 continue

@@ -8,11 +8,14 @@ Invariants:
 - Items are ordered by byte offset, one per name node; equality is by content, with any other
   `References` or with a tuple of `Reference`.
 - `name_counts()` equals `Counter(r.name for r in self)`.
+- From the snapshot (`from_encoded`), the rows stay marshalled until something iterates them; the
+  name counts come with them, so indexing the file reads neither.
 - Instances are safe to share between threads (materialising twice yields equal tuples).
 """
 
 from __future__ import annotations
 
+import marshal
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -34,13 +37,14 @@ class Reference:
 class References(Sequence):
     """Lazily materialised references; construct with `from_spans` or `from_items`."""
 
-    __slots__ = ("_source", "_spans", "_lines", "_rows", "_items", "_counts")
+    __slots__ = ("_source", "_spans", "_lines", "_rows", "_encoded", "_items", "_counts")
 
     def __init__(self) -> None:
         self._source: bytes = b""
         self._spans: list[tuple[int, int, str]] = []
         self._lines: LineIndex | None = None
         self._rows: Sequence[tuple[str, str, int, int]] | None = None
+        self._encoded: bytes | None = None
         self._items: tuple[Reference, ...] | None = None
         self._counts: dict[str, int] | None = None
 
@@ -64,8 +68,26 @@ class References(Sequence):
         refs._rows = rows
         return refs
 
+    @classmethod
+    def from_encoded(cls, encoded: bytes, counts: dict[str, int]) -> References:
+        """References from `marshal.dumps(rows)` and their `name_counts()` (as stored in the
+        snapshot); the rows are unmarshalled on first use."""
+        refs = cls()
+        refs._encoded, refs._counts = encoded, counts
+        return refs
+
+    def encoded(self) -> bytes:
+        """`marshal.dumps(self.rows())` (the bytes given to `from_encoded`, when made that way)."""
+        return self._encoded if self._encoded is not None else marshal.dumps(self.rows())
+
+    def _decoded_rows(self) -> Sequence[tuple[str, str, int, int]] | None:
+        if self._rows is None and self._encoded is not None:
+            self._rows = marshal.loads(self._encoded)
+        return self._rows
+
     def rows(self) -> tuple[tuple[str, str, int, int], ...]:
         """(name, kind, line, byte) of each reference (without making `Reference` objects)."""
+        self._decoded_rows()
         if self._items is not None:
             return tuple((r.name, r.kind, r.line, r.byte) for r in self._items)
         if self._rows is not None:
@@ -76,7 +98,7 @@ class References(Sequence):
     def _materialise(self) -> tuple[Reference, ...]:
         items = self._items
         if items is None:
-            if self._rows is not None:
+            if self._decoded_rows() is not None:
                 items = tuple(Reference(*row) for row in self._rows)
             else:
                 source, line_of = self._source, self._lines.line_of  # type: ignore[union-attr]
@@ -93,7 +115,7 @@ class References(Sequence):
         if counts is None:
             if self._items is not None:
                 counts = dict(Counter(r.name for r in self._items))
-            elif self._rows is not None:
+            elif self._decoded_rows() is not None:
                 counts = dict(Counter(row[0] for row in self._rows))
             else:
                 source = self._source
@@ -105,7 +127,7 @@ class References(Sequence):
     def __len__(self) -> int:
         if self._items is not None:
             return len(self._items)
-        return len(self._rows) if self._rows is not None else len(self._spans)
+        return len(self._rows) if self._decoded_rows() is not None else len(self._spans)
 
     @overload
     def __getitem__(self, index: int) -> Reference: ...

@@ -1,11 +1,19 @@
 """Warm-start snapshot: per-file tags on disk, keyed by content hash, one store per workspace root.
 
 Layout: `<cache_dir>/index/<xxh3 of the root path>/` is a diskcache `Cache`; each entry maps
-`"<language>:<content hash>"` to the tags encoded with `marshal` (plain tuples only).
+`"<language>:<content hash>"` to the tags encoded by `encode_tags`: an 8-byte xxh3 checksum of the
+rest, then `marshal` (plain values only) of
+  (language, package, fingerprint, definition names, marshalled definition rows,
+   reference name counts, marshalled reference rows, import rows).
+Definitions and references stay marshalled in the decoded `FileTags` (`Definitions`,
+`References.from_encoded`) until something reads them: indexing a file needs only the names and
+counts, so a warm start decodes little more than those.
 
 Invariants:
 - An entry is only ever the output of `extract_tags` for exactly that language and content, so a
-  hit can be used in place of parsing.
+  hit can be used in place of parsing; `decode_tags(encode_tags(t)) == t`.
+- An entry whose checksum does not match is rejected by `decode_tags` (`CorruptEntry`) before
+  anything is built from it, so the lazily unmarshalled parts are always intact.
 - The store is versioned by `SNAPSHOT_VERSION`: the format number plus a hash of every tags query
   and grammar version. On a version mismatch the store is cleared.
 - A store that cannot be opened or read (corrupt database, bad entry) is discarded with a log
@@ -17,18 +25,20 @@ from __future__ import annotations
 import logging
 import marshal
 import shutil
+from itertools import starmap
 from importlib import metadata
 from pathlib import Path
 
 import xxhash
 
 from indexer import languages
+from indexer.definitions import Definitions, definition_names, definition_rows
 from indexer.references import References
-from indexer.tags import Definition, FileTags, Import
+from indexer.tags import FileTags, Import
 
 log = logging.getLogger("arbor.indexer")
 
-_FORMAT = 1
+_FORMAT = 2
 _GRAMMAR_PACKAGES = (
     "tree-sitter", "tree-sitter-python", "tree-sitter-javascript", "tree-sitter-typescript",
     "tree-sitter-go", "tree-sitter-rust", "tree-sitter-java", "tree-sitter-c", "tree-sitter-cpp",
@@ -60,32 +70,59 @@ def workspace_key(root: str) -> str:
     return xxhash.xxh3_64_hexdigest(root.encode("utf-8", "surrogatepass"))
 
 
+class CorruptEntry(ValueError):
+    """A snapshot entry that is not what `encode_tags` wrote."""
+
+
+_CHECKSUM_BYTES = 8
+
+
 def encode_tags(tags: FileTags) -> bytes:
-    return marshal.dumps((
+    definitions = tags.definitions
+    def_encoded = definitions.encoded() if isinstance(definitions, Definitions) else \
+        marshal.dumps(definition_rows(definitions))
+    payload = marshal.dumps((
         tags.language,
-        tuple((d.name, d.kind, d.start_line, d.end_line, d.start_byte, d.end_byte, d.name_line,
-               d.name_byte, d.container) for d in tags.definitions),
-        _reference_rows(tags.references),
-        tuple((i.module, i.names, i.local_names, i.alias, i.wildcard, i.kind, i.line) for i in tags.imports),
         tags.package,
         tags.fingerprint,
+        tuple(definition_names(definitions)),
+        def_encoded,
+        _name_counts(tags.references),
+        _encoded_references(tags.references),
+        tuple((i.module, i.names, i.local_names, i.alias, i.wildcard, i.kind, i.line) for i in tags.imports),
     ))
+    return xxhash.xxh3_64_digest(payload) + payload
 
 
-def _reference_rows(references) -> tuple:
-    rows = getattr(references, "rows", None)
-    if rows is not None:
-        return rows()
-    return tuple((r.name, r.kind, r.line, r.byte) for r in references)
+def _name_counts(references) -> dict[str, int]:
+    counts = getattr(references, "name_counts", None)
+    if counts is not None:
+        return dict(counts())
+    found: dict[str, int] = {}
+    for r in references:
+        found[r.name] = found.get(r.name, 0) + 1
+    return found
+
+
+def _encoded_references(references) -> bytes:
+    encoded = getattr(references, "encoded", None)
+    if encoded is not None:
+        return encoded()
+    return marshal.dumps(tuple((r.name, r.kind, r.line, r.byte) for r in references))
 
 
 def decode_tags(data: bytes) -> FileTags:
-    language, defs, refs, imports, package, fingerprint = marshal.loads(data)
+    """The tags `encode_tags` encoded as `data`; raises `CorruptEntry` (or a marshal error) if
+    `data` is anything else."""
+    payload = memoryview(data)[_CHECKSUM_BYTES:]
+    if len(data) <= _CHECKSUM_BYTES or xxhash.xxh3_64_digest(payload) != data[:_CHECKSUM_BYTES]:
+        raise CorruptEntry("snapshot entry checksum mismatch")
+    language, package, fingerprint, names, def_encoded, counts, ref_encoded, imports = marshal.loads(payload)
     return FileTags(
         language=language,
-        definitions=tuple(Definition(*d) for d in defs),
-        references=References.from_rows(refs),
-        imports=tuple(Import(*i) for i in imports),
+        definitions=Definitions.from_encoded(names, def_encoded),
+        references=References.from_encoded(ref_encoded, counts),
+        imports=tuple(starmap(Import, imports)),
         package=package,
         fingerprint=fingerprint,
     )

@@ -137,6 +137,7 @@ class WorkspaceIndex:
             stale = [p for p in self._graph.files if _under(p, root) and p not in seen and p not in self._docs]
             for path in stale:
                 self._remove_file(path)
+        self._graph.resolve_pending()  # the new files' imports, once, here rather than in a query
         report.files = sum(report.languages.values())
         report.symbols = self._graph.symbol_count
         report.seconds = time.perf_counter() - started

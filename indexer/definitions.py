@@ -1,0 +1,96 @@
+"""`Definitions`: a file's definitions from the snapshot, as an immutable sequence built lazily.
+
+A warm start reads every file's tags from the snapshot, but the graph only needs the definitions'
+names to index a file; the `Definition` objects of most files are never looked at. So the snapshot
+keeps the names apart and the rows marshalled, and the objects are made on first access.
+
+Invariants:
+- Items equal `tuple(Definition(*row) for row in rows)`, in the order they were stored; equality is
+  by content, with any other `Definitions` or with a tuple of `Definition`.
+- `names()[i] == self[i].name` and `len(names()) == len(self)`, without making any `Definition`.
+- Instances are safe to share between threads (materialising twice yields equal tuples).
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Iterator, Sequence
+from itertools import starmap
+from typing import overload
+
+from indexer.tags import Definition
+
+DefinitionRow = tuple  # (name, kind, start_line, end_line, start_byte, end_byte, name_line, name_byte, container)
+
+
+def definition_rows(definitions: Sequence[Definition]) -> tuple[DefinitionRow, ...]:
+    """The rows `Definitions.from_encoded` rebuilds `definitions` from."""
+    if isinstance(definitions, Definitions):
+        return definitions.rows()
+    return tuple((d.name, d.kind, d.start_line, d.end_line, d.start_byte, d.end_byte, d.name_line,
+                  d.name_byte, d.container) for d in definitions)
+
+
+def definition_names(definitions: Sequence[Definition]) -> Sequence[str]:
+    """The name of each definition, in order (without materialising a lazy `Definitions`)."""
+    if isinstance(definitions, Definitions):
+        return definitions.names()
+    return [d.name for d in definitions]
+
+
+class Definitions(Sequence):
+    """Definitions made from marshalled rows on first access; construct with `from_encoded`."""
+
+    __slots__ = ("_names", "_encoded", "_items")
+
+    def __init__(self, names: tuple[str, ...], encoded: bytes) -> None:
+        self._names = names
+        self._encoded = encoded
+        self._items: tuple[Definition, ...] | None = None
+
+    @classmethod
+    def from_encoded(cls, names: tuple[str, ...], encoded: bytes) -> Definitions:
+        """`names` of the definitions and `encoded` = `marshal.dumps(definition_rows(...))`."""
+        return cls(names, encoded)
+
+    def names(self) -> tuple[str, ...]:
+        return self._names
+
+    def rows(self) -> tuple[DefinitionRow, ...]:
+        return tuple(marshal.loads(self._encoded))
+
+    def encoded(self) -> bytes:
+        """The marshalled rows, as given."""
+        return self._encoded
+
+    def _materialise(self) -> tuple[Definition, ...]:
+        items = self._items
+        if items is None:
+            items = self._items = tuple(starmap(Definition, marshal.loads(self._encoded)))
+        return items
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    @overload
+    def __getitem__(self, index: int) -> Definition: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Definition, ...]: ...
+    def __getitem__(self, index):
+        return self._materialise()[index]
+
+    def __iter__(self) -> Iterator[Definition]:
+        return iter(self._materialise())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Definitions):
+            return self._names == other._names and self._materialise() == other._materialise()
+        if isinstance(other, tuple):
+            return self._materialise() == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._materialise())
+
+    def __repr__(self) -> str:
+        return f"Definitions({list(self._materialise())!r})"
