@@ -9,6 +9,8 @@ Invariants:
 - A file that is new to the graph (or changed package or language) has its imports resolved once,
   before the next query or `resolve_pending()`, against every file added by then: a scan adding
   many files resolves each once, and the result does not depend on the order they were added in.
+  Re-indexing or removing a file that was there resolves the new files first (so that `marked`
+  names all its importers), as does a query.
 - `definitions_of(name, from_path)` orders results: definitions in `from_path`; then those reached
   through `from_path`'s imports (names it binds explicitly first, following re-exports up to three
   hops, then everything in the files it imports, then files of its own package/directory for Go
