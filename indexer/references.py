@@ -95,6 +95,15 @@ class References(Sequence):
         source, line_of = self._source, self._lines.line_of  # type: ignore[union-attr]
         return tuple((source[s:e].decode("utf-8", "replace"), kind, line_of(s), s) for s, e, kind in self._spans)
 
+    def name_starts(self) -> Iterator[tuple[str, int]]:
+        """(name, byte) of each reference in order, without making `Reference` objects."""
+        if self._items is not None:
+            return ((r.name, r.byte) for r in self._items)
+        if self._decoded_rows() is not None:
+            return ((row[0], row[3]) for row in self._rows)
+        source = self._source
+        return ((source[s:e].decode("utf-8", "replace"), s) for s, e, _ in self._spans)
+
     def _materialise(self) -> tuple[Reference, ...]:
         items = self._items
         if items is None:

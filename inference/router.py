@@ -105,8 +105,7 @@ class Router:
             sent = time.perf_counter()
             try:
                 on_text = (lambda so_far: self.cache.note_partial(request, so_far)) if self.cache is not None else None
-                text = await asyncio.wait_for(collect(slot.backend, prompt, params, request.multiline, on_text),
-                                              timeout)
+                text = await _within(collect(slot.backend, prompt, params, request.multiline, on_text), timeout)
             except TimeoutError:
                 slot.last_error = f"timed out after {timeout * 1000:.0f} ms"
             except BackendError as exc:
@@ -128,6 +127,18 @@ class Router:
             with contextlib.suppress(Exception):
                 await slot.backend.aclose()
         # the cache outlives routers (the server owns it and closes it at shutdown)
+
+
+async def _within(awaitable, timeout: float):
+    """`await awaitable`, raising TimeoutError after `timeout` s. With `asyncio.timeout` (3.11)
+    it runs in the caller's task, so a backend that answers without waiting on I/O (a cache-like
+    or in-process one) does not hand the event loop to other requests in between; `wait_for`
+    would run it as a new task queued behind every request already waiting."""
+    timeout_cm = getattr(asyncio, "timeout", None)
+    if timeout_cm is None:  # Python 3.10
+        return await asyncio.wait_for(awaitable, timeout)
+    async with timeout_cm(timeout):
+        return await awaitable
 
 
 async def collect(backend: Backend, prompt: str, params: SamplingParams, multiline: bool,

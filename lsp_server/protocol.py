@@ -12,14 +12,24 @@ negotiated position encoding). `FastStdioMixin` reads stdin with an asyncio pipe
 event loop, falling back to pygls's own reader when stdin cannot be watched (a regular file) or
 when pygls's internals differ from what it expects.
 
+Completion requests get two more things:
+- the version their document had when the request was read (`received_version()` inside the
+  handler): pygls reads every buffered message before a request's handler task first runs, so
+  by then later edits may have been applied, and a handler can tell that its request is stale;
+- their answer is written as soon as the handler returns, from inside its task. pygls writes it
+  from the task's done-callback, which asyncio runs after every task already queued: a burst of
+  five requests would all be answered when the fifth is done. `completions_pending` counts the
+  requests read and not answered yet.
+
 Invariants: handlers see the same typed params, in the same order, as with stock pygls; an
 exception in a document handler is reported through the server's error reporter and never stops
-the message loop; nothing outside document sync and stdin reading changes.
+the message loop; nothing outside document sync, stdin reading and completion requests changes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import sys
 from itertools import count
@@ -34,10 +44,54 @@ log = logging.getLogger(__name__)
 _READ_LIMIT = 64 * 1024 * 1024
 
 
+_COMPLETION_METHODS = frozenset({types.TEXT_DOCUMENT_INLINE_COMPLETION, types.TEXT_DOCUMENT_COMPLETION})
+_RECEIVED_VERSION: contextvars.ContextVar[int | None] = contextvars.ContextVar("arbor_received_version", default=None)
+
+
+def received_version() -> int | None:
+    """Inside a completion handler: the version its document had when the request was read
+    (None elsewhere, or when the document was not open then)."""
+    return _RECEIVED_VERSION.get()
+
+
 class ArborProtocol(LanguageServerProtocol):
     """LanguageServerProtocol without pygls's duplicate document store (see module docstring)."""
 
     _ids = count()
+    completions_pending = 0  # completion requests read and not answered yet (started or queued)
+
+    def _handle_request(self, msg_id, method_name: str, params: Any):
+        handler = self.fm.features.get(method_name) if method_name in _COMPLETION_METHODS else None
+        if handler is None or not asyncio.iscoroutinefunction(handler):
+            return super()._handle_request(msg_id, method_name, params)
+        # this runs in the request's own context (pygls copies one per message)
+        uri = getattr(getattr(params, "text_document", None), "uri", None)
+        doc = self._server.documents.get(uri) if uri is not None else None
+        _RECEIVED_VERSION.set(doc.version if doc is not None else None)
+        self._ctx_msg_id.set(msg_id)
+        answered: list[bool] = []
+
+        async def answer_when_done(handler_params: Any) -> Any:
+            result = await handler(handler_params)
+            # answer from inside the task: pygls answers from the task's done-callback, which the
+            # event loop runs only after every request task already queued, so a burst of
+            # requests would all be answered at the end of the burst
+            self._request_futures.pop(msg_id, None)
+            self._send_response(msg_id, result=result)
+            answered.append(True)
+            return result
+
+        def on_done(future: Any) -> None:
+            self.completions_pending -= 1
+            if not answered:  # cancelled or failed: pygls's answer (-32800 or the error)
+                self._send_handler_result(future, msg_id=msg_id)
+
+        self.completions_pending += 1
+        try:
+            self._execute_handler(msg_id=msg_id, handler=answer_when_done, args=(params,), callback=on_done)
+        except Exception:
+            self.completions_pending -= 1
+            raise
 
     def _forward(self, method: str, params: Any) -> None:
         handler = self.fm.features.get(method)

@@ -122,6 +122,11 @@ class ArborServer(FastStdioMixin, LanguageServer):
             self._inflight[uri] = (task, box)
         return box
 
+    @property
+    def completions_in_flight(self) -> int:
+        """Completion requests read and not answered yet, whether their handlers started or not."""
+        return getattr(self.protocol, "completions_pending", 0)
+
     def end_request(self, uri: str) -> None:
         entry = self._inflight.get(uri)
         if entry is not None and entry[0] is asyncio.current_task():

@@ -186,14 +186,17 @@ def _most_used_imports(path: str, tags, source: bytes, modules: dict[str, str]) 
         return cached[2]
     bound = {local for imp in tags.imports for local in imp.local_names} - set(modules)
     counts: dict[tuple[str, str], int] = {}
-    for ref in tags.references:
-        if ref.byte >= len(source):
+    refs = tags.references
+    name_starts = refs.name_starts() if hasattr(refs, "name_starts") else ((r.name, r.byte) for r in refs)
+    size = len(source)
+    for name, byte in name_starts:
+        if byte >= size:
             continue
-        owner = _owner_before(source, ref.byte)
-        if owner is None and ref.name in bound:
-            pair = (ref.name, "")
+        owner = _owner_before(source, byte)
+        if owner is None and name in bound:
+            pair = (name, "")
         elif owner is not None and owner in modules:
-            pair = (ref.name, owner)
+            pair = (name, owner)
         else:
             continue
         counts[pair] = counts.get(pair, 0) + 1

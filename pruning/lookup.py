@@ -14,8 +14,10 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+
+import xxhash
 
 from indexer import languages
 
@@ -134,16 +136,19 @@ class IndexLookup:
     def tagged_source(self) -> bytes | None:
         """The text this file's graph entry was made from, when the index says (an open buffer's
         entry can lag its latest edits: see `WorkspaceIndex.graph_for`)."""
-        tagged = getattr(self.index, "tagged_source", None)
-        return tagged(self.path) if tagged is not None else None
+        return self._tagged_source(self.path)
 
     def fingerprint(self, path: str) -> str:
         value = self.graph.fingerprint(path) if self.graph is not None else None
         return value or ""
 
     def source(self, path: str) -> bytes | None:
+        """The text `path`'s graph entry was made from (an open buffer's may lag its edits)."""
         if self.index is None:
             return None
+        tagged = self._tagged_source(path)
+        if tagged is not None:
+            return tagged
         text = self.index.text(path)  # type: ignore[attr-defined]
         if text is None:
             return None
@@ -155,24 +160,40 @@ class IndexLookup:
 
     def render(self, found: Found, form: str, members: frozenset[str] | None = None,
                limit: int = 12) -> RenderedSnippet | None:
-        """Renders `found` in `form` with its container's header line, memoised."""
+        """Renders `found` in `form` with its container's header line, memoised: for an open
+        buffer by the definition's own text and language (other edits in that buffer, or the same
+        text in another buffer, share the rendering), for a file on disk by the file's
+        fingerprint and the definition's position."""
         definition = found.definition
-        key = (found.path, self.fingerprint(found.path), definition.start_byte, definition.end_byte, form,  # type: ignore[attr-defined]
-               members, limit)
+        start, end = definition.start_byte, definition.end_byte  # type: ignore[attr-defined]
+        tagged = self._tagged_source(found.path)
+        if tagged is not None:
+            header = self._container_header(found, tagged)
+            text = tagged[tagged.rfind(b"\n", 0, start) + 1:end]
+            key: tuple = (self.language(found.path), "text", xxhash.xxh3_64_intdigest(text), header, form, members, limit)
+        else:
+            key = (found.path, self.fingerprint(found.path), start, end, form, members, limit)
         if key[1] and key in _RENDER_MEMO:
             _RENDER_MEMO.move_to_end(key)
-            return _RENDER_MEMO[key]
-        source = self.source(found.path)
+            hit = _RENDER_MEMO[key]
+            if hit is None or tagged is None:
+                return hit
+            return replace(hit, start_line=definition.start_line, end_line=definition.end_line)  # type: ignore[attr-defined]
+        source = tagged if tagged is not None else self.source(found.path)
         language = self.language(found.path)
         result = None
         if source is not None and language is not None:
-            result = render_definition(source, language, definition, form,
-                                       self._container_header(found, source), members, limit)
+            header = header if tagged is not None else self._container_header(found, source)
+            result = render_definition(source, language, definition, form, header, members, limit)
         if key[1]:
             _RENDER_MEMO[key] = result
             while len(_RENDER_MEMO) > _RENDER_MEMO_SIZE:
                 _RENDER_MEMO.popitem(last=False)
         return result
+
+    def _tagged_source(self, path: str) -> bytes | None:
+        tagged = getattr(self.index, "tagged_source", None)
+        return tagged(path) if tagged is not None else None
 
     def _container_header(self, found: Found, source: bytes) -> str:
         container = getattr(found.definition, "container", None)

@@ -3,7 +3,9 @@ with a `textEdit`, for clients without inline completion such as nvim-cmp).
 
 Both handlers are `async`: `$/cancelRequest` cancels the handler's task, and the cancellation
 reaches the backend (HTTP stream closed, engine sequence aborted). A newer request for the same
-document supersedes an older one, which then answers with an empty result. A position outside the
+document supersedes an older one, which then answers with an empty result; so does a request whose
+document was edited after it was sent (the editor has moved on: its answer would be placed at a
+stale position, and computing it would delay the requests that matter). A position outside the
 document, a disabled server or a failing backend give an empty result, never an error.
 """
 
@@ -19,6 +21,7 @@ from lsprotocol import types
 from inference.api import BackendError, CompletionResult
 
 from ..positions import PositionError, offset_at
+from ..protocol import received_version
 
 if TYPE_CHECKING:
     from ..server import ArborServer
@@ -31,6 +34,10 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
     """Run the pipeline at `position` of the open document `uri`; None when nothing applies."""
     doc = ls.documents.get(uri)
     if doc is None or not ls.settings.completion.enabled:
+        return None
+    received = received_version()
+    if received is not None and doc.version != received:
+        ls.stats.count("stale")
         return None
     try:
         offset = offset_at(doc.text, position.line, position.character, ls.position_encoding, strict=True)

@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 IDLE_FLUSH_S = 0.3
 AFTER_COMPLETION_FLUSH_S = 0.005
+MAX_FLUSH_DEFERRAL_S = 0.1  # how long completions in flight may hold back that flush
 IDLE_SETTLE_S = 1.5
 PROGRESS_INTERVAL_S = 0.1
 WATCHER_ID = "arbor-index-watched-files"
@@ -63,8 +64,9 @@ class IndexingService:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-index")
         self._idle_handle: asyncio.TimerHandle | None = None
         self._settle_handle: asyncio.TimerHandle | None = None
-        self._soon_handle: asyncio.TimerHandle | None = None
+        self._soon_handle: asyncio.Handle | None = None
         self._prepare: set[str] = set()
+        self._soon_since: float | None = None
 
     # ---- document listener: flush after a pause in typing
     def did_open(self, path: str, text: str, language_id: str) -> None:
@@ -96,6 +98,7 @@ class IndexingService:
         self._prepare.add(path)
         if self._soon_handle is not None:
             return
+        self._soon_since = time.monotonic()
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -103,14 +106,33 @@ class IndexingService:
         self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
 
     def _flush_soon(self) -> None:
+        """One step of the after-completion flush: one buffer is re-indexed (and prepared) per
+        step, so a request that arrives meanwhile waits for one buffer at most, not for all."""
         self._soon_handle = None
-        self._flush_index()
-        paths, self._prepare = self._prepare, set()
-        for path in paths:
+        loop = asyncio.get_running_loop()
+        waited = time.monotonic() - self._soon_since if self._soon_since is not None else 0.0
+        if getattr(self.server, "completions_in_flight", 0) and waited < MAX_FLUSH_DEFERRAL_S:
+            # other completions are being answered (a burst): re-indexing now would delay them
+            self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
+            return
+        pending = self.index.pending
+        ordered = sorted(pending & self._prepare) + sorted(pending - self._prepare)
+        target = ordered[0] if ordered else next(iter(sorted(self._prepare)), None)
+        if target is not None:
             try:
-                prepare_context(self.index, path)
+                self.index.flush(target)
             except Exception:
-                log.exception("preparing the next context of %s failed", path)
+                log.exception("index: flushing %s failed", target)
+            if target in self._prepare:
+                self._prepare.discard(target)
+                try:
+                    prepare_context(self.index, target)
+                except Exception:
+                    log.exception("preparing the next context of %s failed", target)
+        if self._prepare or (self.index.pending and len(ordered) > 1):
+            self._soon_handle = loop.call_soon(self._flush_soon)
+        else:
+            self._soon_since = None
 
     def _flush(self) -> None:
         self._idle_handle = None

@@ -128,3 +128,22 @@ def test_status_carries_backend_counters_when_the_backend_keeps_them():
     first, second = router.status()
     assert first["stats"] == {"steps": 3} and "stats" not in second
     assert first["breaker"] == "closed"
+
+
+async def test_backend_that_needs_no_io_runs_in_the_callers_task():
+    """The deadline does not move the backend into a task of its own: other requests queued on
+    the loop must not run between building a prompt and answering it."""
+    seen: list = []
+
+    class TaskRecordingBackend(ScriptedBackend):
+        async def stream(self, prompt, params):
+            seen.append(asyncio.current_task())
+            yield "ok"
+
+    router = make_router(TaskRecordingBackend(spec("b0")))
+    others_ran: list = []
+    asyncio.get_running_loop().call_soon(others_ran.append, True)  # something else already queued
+    result = await router.complete(CompletionRequest(prefix="a", suffix="b"))
+    assert result.text == "ok"
+    assert seen == [asyncio.current_task()]
+    assert others_ran == []  # answered without handing the loop to it
