@@ -23,6 +23,7 @@ import tree_sitter as ts
 import xxhash
 
 Tree = ts.Tree
+Node = ts.Node
 Point = tuple[int, int]
 
 # language name -> (grammar module, function returning the language pointer)
@@ -135,6 +136,27 @@ def root_sexp(tree: Tree) -> str:
 def has_error(tree: Tree) -> bool:
     """Whether the tree contains syntax errors or missing nodes."""
     return tree.root_node.has_error
+
+
+@lru_cache(maxsize=None)
+def _node_types_query(lang: str, types: frozenset[str]) -> ts.Query | None:
+    language = get_language(lang)
+    present = sorted(t for t in types if language.id_for_node_kind(t, True))
+    if not present:
+        return None
+    return ts.Query(language, "[" + " ".join(f"({t})" for t in present) + "] @node")
+
+
+def nodes_of_types(lang: str, node: Node, types: frozenset[str], byte_range: tuple[int, int]) -> list[Node]:
+    """Named nodes under `node` whose type is one of `types` (those the grammar lacks are
+    ignored) and that intersect `byte_range`, in document order; one C-level traversal."""
+    query = _node_types_query(lang, types)
+    if query is None:
+        return []
+    cursor = ts.QueryCursor(query)
+    cursor.set_byte_range(byte_range[0], byte_range[1])
+    found = cursor.captures(node).get("node", [])
+    return sorted(found, key=lambda n: n.start_byte) if len(found) > 1 else found
 
 
 @lru_cache(maxsize=None)

@@ -110,7 +110,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
             tree = languages.parse(syntax.name, source)
         root = tree.root_node
         scopes = scope_chain(root, source, byte_offset, syntax)
-        uses = names_near_cursor(root, source, byte_offset, scopes)
+        uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name)
         lookup = IndexLookup(index, path)
         pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
         pieces += reference_pieces(uses, lookup, local_definitions(root, syntax), root, source, path,

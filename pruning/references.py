@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from indexer import languages
+
 from .scopes import Scope
 
 IDENTIFIERS = frozenset({
@@ -52,9 +54,16 @@ class NameUse:
     owner: str = ""  # the object's last name as written (`utils` in `utils.quote(x)`)
 
 
+MAX_NEAR_NAMES = 48  # distinct names kept, nearest first (the packer uses at most 20 of them)
+MAX_USES_PER_NAME = 4  # nearest uses kept per name (the value model counts the nearest four)
+
+
 def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Scope], *,
-                      lines_before: int = 40, lines_after: int = 10) -> list[NameUse]:
-    """Identifier uses around `offset`, nearest first (see module docstring)."""
+                      lines_before: int = 40, lines_after: int = 10, language: str | None = None,
+                      max_names: int = MAX_NEAR_NAMES) -> list[NameUse]:
+    """Identifier uses around `offset`, nearest first (see module docstring): the nearest
+    `MAX_USES_PER_NAME` uses of each of the `max_names` distinct names nearest to the cursor.
+    With `language`, the identifiers are found by one tree-sitter query, not a walk in Python."""
     cursor_line = source.count(b"\n", 0, offset)
     low = _line_start(source, offset, lines_before)
     high = _line_end(source, offset, lines_after)
@@ -66,12 +75,24 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     if innermost is not None and innermost.outer.start_byte < low:  # type: ignore[attr-defined]
         regions.append((innermost.outer.start_byte, innermost.body_start_byte))  # type: ignore[attr-defined]
     types = local_types(scopes)
-    uses: dict[tuple[str, int], NameUse] = {}
+    nodes: dict[int, object] = {}
     for start, end in regions:
-        for node in _identifiers_in(root, start, end):
-            use = _classify(node, cursor_line, types)
-            if use is not None:
-                uses.setdefault((use.name, node.start_byte), use)  # type: ignore[attr-defined]
+        found = (languages.nodes_of_types(language, root, IDENTIFIERS, (max(0, start - 1), end + 1)) if language
+                 else _identifiers_in(root, start, end))
+        for node in found:
+            nodes.setdefault(node.start_byte, node)  # type: ignore[attr-defined]
+    uses: dict[tuple[str, int], NameUse] = {}
+    seen: dict[bytes, int] = {}  # uses kept per name
+    for node in sorted(nodes.values(), key=lambda n: _distance(n.start_point[0], cursor_line)):  # type: ignore[attr-defined]
+        text = node.text  # type: ignore[attr-defined]
+        count = seen.get(text)
+        if count is None and len(seen) >= max_names or count is not None and count >= MAX_USES_PER_NAME:
+            continue
+        use = _classify(node, cursor_line, types)
+        if use is None:
+            continue
+        seen[text] = (count or 0) + 1
+        uses.setdefault((use.name, node.start_byte), use)  # type: ignore[attr-defined]
     member = _MEMBER_AT_CURSOR.search(source[source.rfind(b"\n", 0, offset) + 1:offset])
     if member is not None:  # `obj.` or `obj.pa|`: the user wants a member of obj's type
         owner = member.group(1).decode("utf-8", "replace")
@@ -211,7 +232,7 @@ def _classify(node: object, cursor_line: int, types: dict[str, tuple[str, ...]])
     if parent is None or _is_definition_name(node, parent):
         return None
     line = node.start_point[0]  # type: ignore[attr-defined]
-    distance = cursor_line - line if line <= cursor_line else (line - cursor_line) * 2
+    distance = _distance(line, cursor_line)
     kind = "identifier"
     owners: tuple[str, ...] = ()
     owner_name = ""
@@ -233,6 +254,11 @@ def _classify(node: object, cursor_line: int, types: dict[str, tuple[str, ...]])
     elif node.type == "type_identifier" or parent.type in _TYPE_CONTEXTS:  # type: ignore[attr-defined]
         kind = "type"
     return NameUse(name=name, kind=kind, line=line, distance=distance, owner_types=owners, owner=owner_name)
+
+
+def _distance(line: int, cursor_line: int) -> int:
+    """Lines from the cursor line; lines below it count double."""
+    return cursor_line - line if line <= cursor_line else (line - cursor_line) * 2
 
 
 def _owner_types(owner: object, types: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
