@@ -47,7 +47,7 @@ class ApproxTokenizer:
 _MEMO_MAX_CHARS = 512
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def _approx_count_memo(text: str) -> int:
     return _approx_count(text)
 

@@ -28,6 +28,11 @@ from .stats import TierStats
 log = logging.getLogger(__name__)
 
 _MAX_FAILURES = 3
+# diskcache's defaults (an 8192-page SQLite cache, 64 MB of mmap) let a long-running server's
+# memory grow by tens of MB as the file grows; entries are small and looked up once per
+# completion, so a small page cache and no mmap cost little and keep the server's memory flat
+SQLITE_CACHE_PAGES = 256  # x 4 KiB pages
+SQLITE_MMAP_BYTES = 0
 _DB_NAME = "cache.db"
 
 
@@ -88,7 +93,8 @@ class DiskTier:
         _probe(self.directory, self.timeout_s)
         cache = diskcache.Cache(str(self.directory), timeout=self.timeout_s, tag_index=True,
                                 size_limit=self.size_mb * 1024 * 1024,
-                                eviction_policy="least-recently-stored", statistics=False)
+                                eviction_policy="least-recently-stored", statistics=False,
+                                sqlite_cache_size=SQLITE_CACHE_PAGES, sqlite_mmap_size=SQLITE_MMAP_BYTES)
         self.status = "ok"
         self._failures = 0
         return cache
