@@ -83,7 +83,7 @@ class FileTags:
     """Everything the index knows about one file's content (positions included)."""
 
     language: str
-    definitions: tuple[Definition, ...] = ()
+    definitions: Sequence[Definition] = ()  # a tuple, or a lazily decoded `Definitions` from the snapshot
     references: Sequence[Reference] = ()  # a `References` (lazy) or a tuple
     imports: tuple[Import, ...] = ()
     package: str | None = None
