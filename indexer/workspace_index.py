@@ -90,6 +90,7 @@ class WorkspaceIndex:
         self.last_flush = FlushStats()
         self.last_scan: ScanReport | None = None
         self.flush_ms_total = 0.0
+        self.pending_lag_s = 0.0  # see `graph_for`
         self.flushes = 0
 
     # ---- roots and scanning
@@ -342,19 +343,22 @@ class WorkspaceIndex:
             self.flush()
         return self._graph
 
-    def graph_for(self, path: str, max_lag_s: float = MAX_OWN_TAGS_LAG_S) -> SymbolGraph:
+    def graph_for(self, path: str, max_lag_s: float | None = None) -> SymbolGraph:
         """The graph as a completion in `path` needs it. Pending buffers that can matter to `path`
         are flushed first: those it imports (up to three hops) and those in its directory (Go and
         Java packages). `path`'s own entry (its definitions near the cursor come from its fresh
         tree) and unrelated buffers may lag their latest edits until the next flush, but by no
-        more than `max_lag_s`. `tagged_source(path)` gives the text `path`'s entry was made from."""
+        more than `max_lag_s` (default `pending_lag_s`: 0, i.e. everything is flushed, unless the
+        owner promises to flush soon after, as the server does after each answer).
+        `tagged_source(path)` gives the text `path`'s entry was made from."""
         path = normalize_path(path)
+        max_lag_s = self.pending_lag_s if max_lag_s is None else max_lag_s
         now = time.monotonic()
         with self._lock:
             pending = {p: self._pending_since.get(p, now) for p in self._pending}
         if not pending:
             return self._graph
-        overdue = {p for p, since in pending.items() if now - since > max_lag_s or self._graph.tags(p) is None}
+        overdue = {p for p, since in pending.items() if now - since >= max_lag_s or self._graph.tags(p) is None}
         others = set(pending) - {path} - overdue
         if others:
             related = self._import_closure(path, hops=3)

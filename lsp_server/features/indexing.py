@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from indexer import ScanOptions, WorkspaceIndex
+from indexer.workspace_index import MAX_OWN_TAGS_LAG_S
 from indexer.languages import EXTENSIONS
 from pruning.context import prepare as prepare_context
 
@@ -58,6 +59,9 @@ class IndexingService:
         self.server = server
         settings = server.settings.index
         self.index = WorkspaceIndex(scan_options(settings), snapshot=settings.snapshot)
+        # completions may read a graph whose unrelated (and own) buffers lag by up to this much:
+        # `flush_soon` re-indexes them right after each answer
+        self.index.pending_lag_s = MAX_OWN_TAGS_LAG_S
         self.applied = settings
         self.started = False
         self.closed = False

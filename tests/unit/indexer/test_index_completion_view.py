@@ -32,6 +32,7 @@ def workspace(tmp_path):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     index = WorkspaceIndex(snapshot=False)
+    index.pending_lag_s = 1.0  # as the server sets it
     index.scan([str(tmp_path)])
     root = str(tmp_path).replace("\\", "/")
     paths = {name: f"{root}/{name}" for name in files}
@@ -96,6 +97,17 @@ def test_own_buffer_is_flushed_once_its_edits_are_older_than_the_limit(workspace
     time.sleep(0.02)
     graph = index.graph_for(user, max_lag_s=0.01)
     assert user not in index.pending
+    assert "shown" in {d.name for d in graph.tags(user).definitions}
+
+
+def test_without_a_lag_every_pending_buffer_is_flushed(workspace):
+    index, paths = workspace
+    index.pending_lag_s = 0.0  # the default: one-shot callers (`arbor-ls context`, benchmarks)
+    user, other = paths["user.py"], paths["pkg/other.py"]
+    rename(index, user, USER, "print", "def shown():\n    pass\n\nprint")
+    rename(index, other, OTHER, "unrelated", "renamed")
+    graph = index.graph_for(user)
+    assert index.pending == frozenset()
     assert "shown" in {d.name for d in graph.tags(user).definitions}
 
 
