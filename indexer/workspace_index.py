@@ -358,7 +358,7 @@ class WorkspaceIndex:
             pending = {p: self._pending_since.get(p, now) for p in self._pending}
         if not pending:
             return self._graph
-        overdue = {p for p, since in pending.items() if now - since >= max_lag_s or self._graph.tags(p) is None}
+        overdue = {p for p, since in pending.items() if now - since >= max_lag_s or self._never_tagged(p)}
         others = set(pending) - {path} - overdue
         if others:
             related = self._import_closure(path, hops=3)
@@ -367,6 +367,13 @@ class WorkspaceIndex:
         for target in sorted(overdue):
             self.flush(target)
         return self._graph
+
+    def _never_tagged(self, path: str) -> bool:
+        """Whether the graph's entry for open buffer `path` does not come from the buffer (none
+        yet, or the file on disk): such an entry does not lag, it is simply another text."""
+        doc = self._docs.get(path)
+        return self._graph.tags(path) is None or (doc is not None and doc.language is not None
+                                                   and doc.tagged_source is None)
 
     def _import_closure(self, path: str, hops: int) -> set[str]:
         """Files `path` imports, directly or through up to `hops` files."""

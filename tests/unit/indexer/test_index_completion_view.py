@@ -100,6 +100,17 @@ def test_own_buffer_is_flushed_once_its_edits_are_older_than_the_limit(workspace
     assert "shown" in {d.name for d in graph.tags(user).definitions}
 
 
+def test_a_buffer_opened_but_never_indexed_from_its_text_is_flushed(workspace, tmp_path):
+    index, paths = workspace
+    extra = str(tmp_path / "pkg" / "extra.py").replace("\\", "/")
+    (tmp_path / "pkg" / "extra.py").write_text(OTHER)
+    index.file_changed_on_disk(extra)
+    index.did_open(extra, OTHER.replace("unrelated", "unsaved"), "python")  # differs from disk
+    index.graph_for(paths["user.py"])
+    assert extra not in index.pending  # its entry was the disk text, not a lagging buffer entry
+    assert names(index, extra) == {"unsaved"}
+
+
 def test_without_a_lag_every_pending_buffer_is_flushed(workspace):
     index, paths = workspace
     index.pending_lag_s = 0.0  # the default: one-shot callers (`arbor-ls context`, benchmarks)
