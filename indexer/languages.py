@@ -39,6 +39,7 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     "cpp": ("tree_sitter_cpp", "language"),
 }
 LANGUAGES: tuple[str, ...] = tuple(_GRAMMARS)
+GRAMMAR_MODULES: tuple[str, ...] = tuple(sorted({module for module, _ in _GRAMMARS.values()}))
 
 _EXTENSIONS: dict[str, str] = {
     ".py": "python", ".pyi": "python", ".pyw": "python",

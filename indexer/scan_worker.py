@@ -18,7 +18,7 @@ from indexer.tags import extract_tags
 # Imported once by the forkserver, so each worker starts with tree-sitter and the grammars loaded.
 PRELOAD: tuple[str, ...] = (
     "indexer.scan_worker",
-    *sorted({module for module, _ in languages._GRAMMARS.values()}),
+    *languages.GRAMMAR_MODULES,
 )
 
 
