@@ -70,6 +70,7 @@ class IndexingService:
         self._settle_handle: asyncio.TimerHandle | None = None
         self._soon_handle: asyncio.Handle | None = None
         self._prepare: set[str] = set()
+        self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
         self._soon_since: float | None = None
 
     # ---- document listener: flush after a pause in typing
@@ -80,7 +81,8 @@ class IndexingService:
         self._schedule_flush()
 
     def did_close(self, path: str) -> None:
-        pass
+        self._completed.discard(path)
+        self._prepare.discard(path)
 
     def _schedule_flush(self) -> None:
         try:
@@ -100,6 +102,7 @@ class IndexingService:
         if self.closed:
             return
         self._prepare.add(path)
+        self._completed.add(path)
         if self._soon_handle is not None:
             return
         self._soon_since = time.monotonic()
@@ -110,8 +113,8 @@ class IndexingService:
         self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
 
     def _flush_soon(self) -> None:
-        """One step of the after-completion flush: one buffer is re-indexed (and prepared) per
-        step, so a request that arrives meanwhile waits for one buffer at most, not for all."""
+        """One step of the after-completion flush: one buffer is re-indexed (and its next context
+        prepared) per step, so a request that arrives meanwhile waits for one buffer at most."""
         self._soon_handle = None
         loop = asyncio.get_running_loop()
         waited = time.monotonic() - self._soon_since if self._soon_since is not None else 0.0
@@ -119,20 +122,20 @@ class IndexingService:
             # other completions are being answered (a burst): re-indexing now would delay them
             self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
             return
+        # the buffers just completed first, then whatever else is pending while the loop is idle
+        # (their next completion then parses fewer edits); every re-indexed buffer that has been
+        # completed before gets its next context prepared again, so no preparation goes stale
         pending = self.index.pending
         ordered = sorted(pending & self._prepare) + sorted(pending - self._prepare)
-        target = ordered[0] if ordered else next(iter(sorted(self._prepare)), None)
+        target = ordered[0] if ordered else min(self._prepare, default=None)
         if target is not None:
+            self._prepare.discard(target)
             try:
                 self.index.flush(target)
-            except Exception:
-                log.exception("index: flushing %s failed", target)
-            if target in self._prepare:
-                self._prepare.discard(target)
-                try:
+                if target in self._completed:
                     prepare_context(self.index, target)
-                except Exception:
-                    log.exception("preparing the next context of %s failed", target)
+            except Exception:
+                log.exception("index: re-indexing %s after a completion failed", target)
         if self._prepare or (self.index.pending and len(ordered) > 1):
             self._soon_handle = loop.call_soon(self._flush_soon)
         else:
