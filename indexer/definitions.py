@@ -14,10 +14,10 @@ Invariants:
 from __future__ import annotations
 
 import marshal
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from itertools import starmap
-from typing import overload
 
+from indexer.lazy_tuple import LazyTuple
 from indexer.tags import Definition
 
 DefinitionRow = tuple  # (name, kind, start_line, end_line, start_byte, end_byte, name_line, name_byte, container)
@@ -38,7 +38,7 @@ def definition_names(definitions: Sequence[Definition]) -> Sequence[str]:
     return [d.name for d in definitions]
 
 
-class Definitions(Sequence):
+class Definitions(LazyTuple):
     """Definitions made from marshalled rows on first access; construct with `from_encoded`."""
 
     __slots__ = ("_names", "_encoded", "_items")
@@ -71,26 +71,3 @@ class Definitions(Sequence):
 
     def __len__(self) -> int:
         return len(self._names)
-
-    @overload
-    def __getitem__(self, index: int) -> Definition: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Definition, ...]: ...
-    def __getitem__(self, index):
-        return self._materialise()[index]
-
-    def __iter__(self) -> Iterator[Definition]:
-        return iter(self._materialise())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Definitions):
-            return self._names == other._names and self._materialise() == other._materialise()
-        if isinstance(other, tuple):
-            return self._materialise() == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._materialise())
-
-    def __repr__(self) -> str:
-        return f"Definitions({list(self._materialise())!r})"

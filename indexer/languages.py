@@ -150,7 +150,8 @@ def _node_types_query(lang: str, types: frozenset[str]) -> ts.Query | None:
 
 def nodes_of_types(lang: str, node: Node, types: frozenset[str], byte_range: tuple[int, int]) -> list[Node]:
     """Named nodes under `node` whose type is one of `types` (those the grammar lacks are
-    ignored) and that intersect `byte_range`, in document order; one C-level traversal."""
+    ignored) and that intersect `byte_range`, in document order (the query's own order is not
+    quite that); one C-level traversal."""
     query = _node_types_query(lang, types)
     if query is None:
         return []

@@ -19,8 +19,8 @@ import marshal
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import overload
 
+from indexer.lazy_tuple import LazyTuple
 from indexer.spans import LineIndex
 
 
@@ -34,7 +34,7 @@ class Reference:
     byte: int
 
 
-class References(Sequence):
+class References(LazyTuple):
     """Lazily materialised references; construct with `from_spans` or `from_items`."""
 
     __slots__ = ("_source", "_spans", "_lines", "_rows", "_encoded", "_items", "_counts")
@@ -137,26 +137,3 @@ class References(Sequence):
         if self._items is not None:
             return len(self._items)
         return len(self._rows) if self._decoded_rows() is not None else len(self._spans)
-
-    @overload
-    def __getitem__(self, index: int) -> Reference: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Reference, ...]: ...
-    def __getitem__(self, index):
-        return self._materialise()[index]
-
-    def __iter__(self) -> Iterator[Reference]:
-        return iter(self._materialise())
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, References):
-            return self._materialise() == other._materialise()
-        if isinstance(other, tuple):
-            return self._materialise() == other
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._materialise())
-
-    def __repr__(self) -> str:
-        return f"References({list(self._materialise())!r})"

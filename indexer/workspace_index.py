@@ -49,7 +49,6 @@ log = logging.getLogger("arbor.indexer")
 
 FingerprintCallback = Callable[[str, str], None]
 ProgressCallback = Callable[[int, int], None]
-MAX_OWN_TAGS_LAG_S = 1.0  # see `graph_for`
 
 
 @dataclass(frozen=True, slots=True)
@@ -404,16 +403,12 @@ class WorkspaceIndex:
         return doc.tagged_source if doc is not None else None
 
     def tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
-        """The current tree and source of `path` (open buffer or disk file); None if unsupported."""
+        """The current tree and source of `path` (open buffer or disk file), with the buffer's
+        pending edits re-indexed first; None if unsupported."""
         path = normalize_path(path)
-        with self._lock:
-            doc = self._docs.get(path)
-            if doc is not None:
-                if path in self._pending:
-                    self.flush(path)
-                tree = doc.tree()
-                return (tree, doc.source) if tree is not None else None
-        return self._disk_tree(path)
+        if path in self._pending:
+            self.flush(path)
+        return self.current_tree(path)
 
     def _disk_tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
         lang = languages.language_for_path(path)

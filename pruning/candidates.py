@@ -170,8 +170,9 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str],
 def prepare_file_uses(lookup: IndexLookup) -> None:
     """Compute (and memoise) `file_uses`' ranking for the file's current graph entry, so the next
     completion in it finds it ready; meant to run right after the file was re-indexed."""
-    if lookup.available:
-        file_uses(lookup, lookup.tagged_source() or b"", lookup.module_aliases(), [])
+    tagged = lookup.tagged_source()
+    if lookup.available and tagged is not None:  # no text to read the offsets against: nothing to memoise
+        file_uses(lookup, tagged, lookup.module_aliases(), [])
 
 
 _FILE_USES: OrderedDict[str, tuple[object, tuple, list[tuple[str, str]]]] = OrderedDict()

@@ -102,10 +102,10 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     pieces: list[Piece] = []
     scope_tokens: bytes = b""
     lookup: IndexLookup | None = None
+    source = encode(text)
     if syntax is not None and syntax.name in languages.LANGUAGES:
-        source = encode(text)
         byte_offset = len(prefix_text.encode("utf-8", "surrogatepass"))
-        tree = tree if tree is not None else _index_tree(index, path, text)
+        tree = tree if tree is not None else _index_tree(index, path, source)
         if tree is None:
             tree = languages.parse(syntax.name, source)
         root = tree.root_node
@@ -133,13 +133,10 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         suf = suffix_window(suffix_text, suf.tokens + budget_tokens - total(), tok)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     chosen = [(p, t) for p, t in chosen if not (p.current and visible[0] <= p.start_line and p.end_line <= visible[1])]
-    used = total()
-
     chosen = _drop_repeated_headers(sorted(chosen, key=lambda c: _layout_key(c[0], display)), count)
     used = total()
     snippets = _layout(chosen, display, path)
-    content_hash = xxhash.xxh3_64_hexdigest(encode(text))
-    own = (lookup.fingerprint(path) if lookup is not None else None) or content_hash
+    own = (lookup.fingerprint(path) if lookup is not None else "") or xxhash.xxh3_64_hexdigest(source)
     depends = {display[path]: own}
     for piece, _ in chosen:
         if not piece.current:
@@ -159,19 +156,14 @@ def prepare(index: Any, path: str) -> None:
         prepare_file_uses(IndexLookup(index, path))
 
 
-def _index_tree(index: Any, path: str, text: str) -> Any:
-    """The index's tree for `path` when it is an open document holding exactly this text."""
-    is_open = getattr(index, "is_open", None)
-    if index is None or is_open is None or not is_open(path):
+def _index_tree(index: Any, path: str, source: bytes) -> Any:
+    """The index's current tree for `path` when it is an open buffer holding exactly `source`."""
+    if index is None or not index.is_open(path):
         return None
-    current_tree = getattr(index, "current_tree", None)
-    held = current_tree(path) if current_tree is not None else index.tree(path)
-    if held is None:
+    held = index.current_tree(path)
+    if held is None or held[1] != source:
         return None
-    tree, source = held if isinstance(held, tuple) else (held, None)
-    if source is not None and source != encode(text):
-        return None
-    return tree
+    return held[0]
 
 
 def _display(path: str, root: str | None) -> str:

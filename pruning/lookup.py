@@ -1,12 +1,13 @@
 """How the pruner reads the workspace index: sources, definitions, closeness, fingerprints.
 
-`IndexLookup` wraps an `indexer` workspace index (anything with `graph` (a `SymbolGraph`) and
-`text(path)`) for the duration of one `build_context` call, and renders other files' definitions
-without needing their whole tree: the definition's own lines are re-parsed on their own (dedented
-to column 0), rendered, and re-indented. The graph's `definitions_of` answers are memoised for
-the graph's current `version` (any re-index clears them). Rendered snippets are memoised by
-(path, file fingerprint, definition start, form, wanted members), so nearby requests reuse them;
-the memo is transparent: its value is a pure function of its key.
+`IndexLookup` wraps an `indexer.WorkspaceIndex` (its `graph_for`, `tagged_source` and `text`)
+for the duration of one `build_context` call, and renders other files' definitions without
+needing their whole tree: the definition's own lines are re-parsed on their own (dedented to
+column 0), rendered, and re-indented. The graph's `definitions_of` answers are memoised for the
+graph's current `version` (any re-index clears them). Rendered snippets are memoised by the
+definition's text and language for open buffers, and by (path, file fingerprint, definition
+position) for files on disk, plus form and wanted members, so nearby requests reuse them; the
+memo is transparent: its value is a pure function of its key.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ class IndexLookup:
     def __init__(self, index: object | None, path: str) -> None:
         self.index = index
         self.path = path
-        self.graph = _graph_for(index, path)
+        # the graph as a completion in `path` needs it (its own entry may lag its latest edits)
+        self.graph = index.graph_for(path) if index is not None else None  # type: ignore[attr-defined]
         self._imports: set[str] | None = None
         self._rank: dict[str, float] | None = None
         self._best_rank: float | None = None
@@ -195,8 +197,7 @@ class IndexLookup:
         return result
 
     def _tagged_source(self, path: str) -> bytes | None:
-        tagged = getattr(self.index, "tagged_source", None)
-        return tagged(path) if tagged is not None else None
+        return self.index.tagged_source(path) if self.index is not None else None  # type: ignore[attr-defined]
 
     def _container_header(self, found: Found, source: bytes) -> str:
         container = getattr(found.definition, "container", None)
@@ -218,15 +219,6 @@ class _GraphMemo:
         self.graph: weakref.ref | None = None
         self.version = -1
         self.answers: dict[tuple[str, str], list] = {}
-
-
-def _graph_for(index: object | None, path: str) -> object | None:
-    """The index's graph as a completion in `path` needs it (`graph_for` where the index has it:
-    the file's own entry may lag its latest edits; else `graph`)."""
-    if index is None:
-        return None
-    graph_for = getattr(index, "graph_for", None)
-    return graph_for(path) if graph_for is not None else getattr(index, "graph", None)
 
 
 _MEMO = _GraphMemo()

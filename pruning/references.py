@@ -58,12 +58,12 @@ MAX_NEAR_NAMES = 48  # distinct names kept, nearest first (the packer uses at mo
 MAX_USES_PER_NAME = 4  # nearest uses kept per name (the value model counts the nearest four)
 
 
-def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Scope], *,
-                      lines_before: int = 40, lines_after: int = 10, language: str | None = None,
+def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Scope], *, language: str,
+                      lines_before: int = 40, lines_after: int = 10,
                       max_names: int = MAX_NEAR_NAMES) -> list[NameUse]:
-    """Identifier uses around `offset`, nearest first (see module docstring): the nearest
-    `MAX_USES_PER_NAME` uses of each of the `max_names` distinct names nearest to the cursor.
-    With `language`, the identifiers are found by one tree-sitter query, not a walk in Python."""
+    """Identifier uses around `offset` in a tree of `language`, nearest first (see module
+    docstring): the nearest `MAX_USES_PER_NAME` uses of each of the `max_names` distinct names
+    nearest to the cursor, found by one tree-sitter query over the window."""
     cursor_line = source.count(b"\n", 0, offset)
     low = _line_start(source, offset, lines_before)
     high = _line_end(source, offset, lines_after)
@@ -77,9 +77,8 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     types = local_types(scopes)
     nodes: dict[int, object] = {}
     for start, end in regions:
-        found = (languages.nodes_of_types(language, root, IDENTIFIERS, (max(0, start - 1), end + 1)) if language
-                 else _identifiers_in(root, start, end))
-        for node in found:
+        # nodes touching the window's edges count, as a walk with inclusive bounds would find them
+        for node in languages.nodes_of_types(language, root, IDENTIFIERS, (max(0, start - 1), end + 1)):
             nodes.setdefault(node.start_byte, node)  # type: ignore[attr-defined]
     uses: dict[tuple[str, int], NameUse] = {}
     seen: dict[bytes, int] = {}  # uses kept per name

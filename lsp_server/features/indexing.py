@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from indexer import ScanOptions, WorkspaceIndex
-from indexer.workspace_index import MAX_OWN_TAGS_LAG_S
 from indexer.languages import EXTENSIONS
+from indexer.workspace import normalize_path
 from pruning.context import prepare as prepare_context
 
 from .documents import uri_to_path
@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 
 IDLE_FLUSH_S = 0.3
 AFTER_COMPLETION_FLUSH_S = 0.005
+PENDING_LAG_S = 1.0  # how long a buffer's index entry may lag its edits when a completion reads it
 MAX_FLUSH_DEFERRAL_S = 0.1  # how long completions in flight may hold back that flush
 IDLE_SETTLE_S = 1.5
 PROGRESS_INTERVAL_S = 0.1
@@ -61,7 +62,7 @@ class IndexingService:
         self.index = WorkspaceIndex(scan_options(settings), snapshot=settings.snapshot)
         # completions may read a graph whose unrelated (and own) buffers lag by up to this much:
         # `flush_soon` re-indexes them right after each answer
-        self.index.pending_lag_s = MAX_OWN_TAGS_LAG_S
+        self.index.pending_lag_s = PENDING_LAG_S
         self.applied = settings
         self.started = False
         self.closed = False
@@ -81,8 +82,8 @@ class IndexingService:
         self._schedule_flush()
 
     def did_close(self, path: str) -> None:
-        self._completed.discard(path)
-        self._prepare.discard(path)
+        self._completed.discard(normalize_path(path))
+        self._prepare.discard(normalize_path(path))
 
     def _schedule_flush(self) -> None:
         try:
@@ -101,6 +102,7 @@ class IndexingService:
         the idle flush."""
         if self.closed:
             return
+        path = normalize_path(path)  # as `index.pending` names it
         self._prepare.add(path)
         self._completed.add(path)
         if self._soon_handle is not None:

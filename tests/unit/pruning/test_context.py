@@ -128,13 +128,7 @@ EXPECTED = {  # (defining file, symbol) that must be in the context
 
 
 def make_workspace(root, language):
-    for name, body in PROJECTS[language].items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(body).lstrip("\n"))
-    index = WorkspaceIndex(snapshot=False)
-    index.scan([str(root)])
-    return index
+    return write(root, PROJECTS[language])
 
 
 @pytest.mark.parametrize("language", sorted(PROJECTS))
