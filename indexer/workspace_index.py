@@ -287,6 +287,12 @@ class WorkspaceIndex:
         """Open buffers edited since their last flush."""
         return frozenset(self._pending)
 
+    def lag_s(self, path: str) -> float:
+        """Seconds since the oldest edit of open buffer `path` that its index entry does not
+        reflect yet (0.0 when it is up to date)."""
+        since = self._pending_since.get(normalize_path(path))
+        return 0.0 if since is None else time.monotonic() - since
+
     def flush(self, path: str | None = None) -> FlushStats:
         """Reparse and re-index pending buffers (all, or just `path`)."""
         started = time.perf_counter()

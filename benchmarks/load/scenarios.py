@@ -27,6 +27,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer import languages
+
 from .jsonrpc_client import LspClient
 from .stats import ScenarioRecord, find_knee, summarize
 from .traces import definition_start_line, typing_trace
@@ -71,12 +73,20 @@ def virtual_path(ws: BenchWorkspace, path: Path, index: int) -> Path:
     return ws.root / ".arbor-bench" / f"client{index}" / path.relative_to(ws.root)
 
 
+def parse_check(path: Path) -> Callable[[str], bool] | None:
+    """Whether a text in `path`'s language parses without syntax errors (None: no grammar)."""
+    lang = languages.language_for_path(str(path))
+    if lang is None:
+        return None
+    return lambda text: not languages.has_error(languages.parse(lang, text.encode("utf-8", "surrogatepass")))
+
+
 def make_typist(client: LspClient, ws: BenchWorkspace, path: Path, record: ScenarioRecord, opts: LoadOptions,
                 *, index: int = 0, cancel_stale: bool = True, every_keystroke: bool = False,
                 max_chars: int | None = None) -> Typist:
     text = read_text(path)
     chars = max_chars if max_chars is not None else int(opts.rate_cps * opts.duration_s) + 200
-    trace = typing_trace(text, definition_start_line(text), chars)
+    trace = typing_trace(text, definition_start_line(text), chars, parse_check(path))
     return Typist(client, virtual_path(ws, path, index), trace, language_id(path), record,
                   cancel_stale=cancel_stale, every_keystroke=every_keystroke,
                   request_timeout_s=opts.request_timeout_s)

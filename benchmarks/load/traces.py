@@ -1,7 +1,13 @@
 """Editing traces: what a person typing a real file sends, as pure data.
 
 A `TypingTrace` re-types a span of lines of a real file: the document starts as the file with the
-span removed, and each `Keystroke` inserts one character at the cursor. Invariants:
+span removed, and each `Keystroke` inserts one character at the cursor. The span ends where a
+statement at the start line's indentation (or an outer one) begins, so it holds whole definitions:
+the document someone starts typing into is the file without them, not a file cut in the middle
+of a docstring or a parameter list (which leaves an unclosed string or bracket swallowing the
+rest of the file before the first keystroke). Given a parse check, the span ends at the first
+such line that leaves a document that parses cleanly (indentation alone is fooled by docstrings).
+Invariants:
 - Positions are LSP positions in UTF-16 code units (what VS Code sends), counted in the document
   as it is *before* that keystroke; applying every keystroke in order to `initial_text` gives
   `final_text`, which is the original file.
@@ -13,6 +19,7 @@ span removed, and each `Keystroke` inserts one character at the cursor. Invarian
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 PAUSE_AFTER = frozenset(".(:,\n")
@@ -71,9 +78,12 @@ def is_pause(previous: str, ch: str) -> bool:
     return ch == " " and (previous.isalnum() or previous in ")_]\"'")
 
 
-def typing_trace(text: str, start_line: int, max_chars: int) -> TypingTrace:
+def typing_trace(text: str, start_line: int, max_chars: int,
+                 parses_cleanly: Callable[[str], bool] | None = None) -> TypingTrace:
     """Re-type whole lines of `text` from `start_line` until at least `max_chars` characters
-    (or the end of the file). `text` must use "\\n" line endings."""
+    (or the end of the file), and on to the next line that begins a statement at `start_line`'s
+    indentation or an outer one (`_ends_span`) and, when `parses_cleanly` is given and `text`
+    passes it, leaves a document that passes it too. `text` must use "\\n" line endings."""
     lines = text.splitlines(keepends=True)
     if not lines:
         raise ValueError("cannot build a typing trace from an empty text")
@@ -82,7 +92,15 @@ def typing_trace(text: str, start_line: int, max_chars: int) -> TypingTrace:
     start_line = max(0, min(start_line, len(lines) - 1))
     end_line = start_line
     typed = 0
-    while end_line < len(lines) and (typed < max_chars or end_line == start_line):
+    indent = _indentation(lines[start_line])
+    check = parses_cleanly if parses_cleanly is not None and parses_cleanly("".join(lines)) else None
+
+    def ends_here(end: int) -> bool:
+        if not _ends_span(lines[end], indent):
+            return False
+        return check is None or check("".join(lines[:start_line] + lines[end:]))
+
+    while end_line < len(lines) and (typed < max_chars or end_line == start_line or not ends_here(end_line)):
         typed += len(lines[end_line])
         end_line += 1
     span = "".join(lines[start_line:end_line])
@@ -96,6 +114,17 @@ def typing_trace(text: str, start_line: int, max_chars: int) -> TypingTrace:
         line, col = keystrokes[-1].cursor_after()
         previous = ch
     return TypingTrace(initial, final, tuple(keystrokes), start_line, end_line)
+
+
+def _indentation(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _ends_span(line: str, indent: int) -> bool:
+    """Whether `line` may follow the typed span: it starts a statement at indentation `indent` or
+    less (not a blank line, nor a closing bracket that still belongs to the span)."""
+    stripped = line.strip()
+    return bool(stripped) and _indentation(line) <= indent and stripped[0] not in ")]}"
 
 
 def offset_of(text: str, line: int, character: int) -> int:

@@ -7,10 +7,13 @@ Invariants:
 - Fingerprint notifications raised on that worker thread are delivered on the event loop, so
   subscribers (the completion cache) only ever run on the loop thread.
 - Edited buffers are re-indexed when something needs them (a completion request reads the graph,
-  which flushes every buffer but the one being completed), `AFTER_COMPLETION_FLUSH_S` after a
-  completion was answered (so the completed buffer's re-indexing is off the keystroke-to-ghost-
-  text path), or after `IDLE_FLUSH_S` without edits, whichever comes first; after `IDLE_SETTLE_S` without
-  edits, buffers whose incremental trees have syntax errors are parsed afresh (`settle`).
+  which flushes the buffers it depends on and any whose entry lags by `PENDING_LAG_S`), shortly
+  after a completion was answered once the buffer's entry lags by `REINDEX_LAG_S` (so re-indexing
+  stays off the keystroke-to-ghost-text path and costs one re-index per buffer per
+  `REINDEX_LAG_S` of typing, not one per answer), or after `IDLE_FLUSH_S` without edits,
+  whichever comes first; after `IDLE_SETTLE_S` without edits, buffers whose incremental trees
+  have syntax errors are parsed afresh (`settle`). A completed buffer's next context is prepared
+  (`pruning.context.prepare`) whenever it was re-indexed off the request path.
 - `index.enabled: false` skips the workspace scan and file watching; open buffers stay indexed.
 """
 
@@ -41,6 +44,7 @@ log = logging.getLogger(__name__)
 IDLE_FLUSH_S = 0.3
 AFTER_COMPLETION_FLUSH_S = 0.005
 PENDING_LAG_S = 1.0  # how long a buffer's index entry may lag its edits when a completion reads it
+REINDEX_LAG_S = 0.5  # after an answer, a buffer is re-indexed once its entry lags by this much
 MAX_FLUSH_DEFERRAL_S = 0.1  # how long completions in flight may hold back that flush
 IDLE_SETTLE_S = 1.5
 PROGRESS_INTERVAL_S = 0.1
@@ -116,7 +120,10 @@ class IndexingService:
 
     def _flush_soon(self) -> None:
         """One step of the after-completion flush: one buffer is re-indexed (and its next context
-        prepared) per step, so a request that arrives meanwhile waits for one buffer at most."""
+        prepared) per step, so a request that arrives meanwhile waits for one buffer at most.
+        Only buffers whose entry lags by `REINDEX_LAG_S` are re-indexed: while someone types,
+        re-indexing after every answer would cost a whole-file re-tag per pause, and with several
+        documents that work would queue in front of the next requests."""
         self._soon_handle = None
         loop = asyncio.get_running_loop()
         waited = time.monotonic() - self._soon_since if self._soon_since is not None else 0.0
@@ -124,32 +131,37 @@ class IndexingService:
             # other completions are being answered (a burst): re-indexing now would delay them
             self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
             return
-        # the buffers just completed first, then whatever else is pending while the loop is idle
-        # (their next completion then parses fewer edits); every re-indexed buffer that has been
-        # completed before gets its next context prepared again, so no preparation goes stale
         pending = self.index.pending
-        ordered = sorted(pending & self._prepare) + sorted(pending - self._prepare)
+        due = {path for path in pending if self.index.lag_s(path) >= REINDEX_LAG_S}
+        # buffers whose entries are young wait for a later answer or the idle flush
+        self._prepare -= pending - due
+        # the buffers just completed first, then whatever else is due; a completed buffer whose
+        # entry is current only has its next context prepared (a memo hit unless it changed)
+        ordered = sorted(due & self._prepare) + sorted(due - self._prepare)
         target = ordered[0] if ordered else min(self._prepare, default=None)
         if target is not None:
             self._prepare.discard(target)
             try:
-                self.index.flush(target)
-                if target in self._completed:
-                    prepare_context(self.index, target)
+                self._reindex(target)
             except Exception:
                 log.exception("index: re-indexing %s after a completion failed", target)
-        if self._prepare or (self.index.pending and len(ordered) > 1):
+        if self._prepare or len(ordered) > 1:
             self._soon_handle = loop.call_soon(self._flush_soon)
         else:
             self._soon_since = None
 
+    def _reindex(self, path: str | None) -> None:
+        """Flush `path` (None: every pending buffer), then prepare the next context of each
+        re-indexed buffer that has been completed before, so no preparation goes stale."""
+        self.index.flush(path)
+        for target in sorted(self._completed) if path is None else [path]:
+            if target in self._completed:
+                prepare_context(self.index, target)
+
     def _flush(self) -> None:
         self._idle_handle = None
-        self._flush_index()
-
-    def _flush_index(self) -> None:
         try:
-            self.index.flush()
+            self._reindex(None)
         except Exception:
             log.exception("index: flushing edited buffers failed")
 

@@ -39,10 +39,38 @@ def test_replaying_the_keystrokes_rebuilds_the_file():
     assert "".join(k.text for k in trace.keystrokes) == "".join(SOURCE.splitlines(True)[3:trace.end_line])
 
 
-def test_trace_types_whole_lines_until_max_chars():
+def test_trace_types_whole_definitions_until_max_chars():
     trace = typing_trace(SOURCE, 3, 10)
-    assert trace.start_line == 3 and trace.end_line == 4  # one line is already more than 10 chars
-    assert len(trace.keystrokes) == len(SOURCE.splitlines(True)[3])
+    # one line is already more than 10 chars, but the span runs on to the next statement at the
+    # def's indentation: the document typed into is the file without `greet`, not half of it
+    assert trace.start_line == 3 and trace.end_line == 8
+    assert len(trace.keystrokes) == len("".join(SOURCE.splitlines(True)[3:8]))
+
+
+DOCSTRING_SOURCE = '''class Limits:
+    def first(self):
+        return 1
+
+    def second(self):
+        """
+    Indented like a method, but inside the docstring.
+        """
+        return 2
+
+    def third(self):
+        return 3
+'''
+
+
+def test_a_parse_check_keeps_the_span_from_ending_inside_a_docstring():
+    from benchmarks.load.scenarios import parse_check
+    from pathlib import Path
+
+    by_indentation = typing_trace(DOCSTRING_SOURCE, 1, 60)
+    assert DOCSTRING_SOURCE.splitlines()[by_indentation.end_line].startswith("    Indented")
+    checked = typing_trace(DOCSTRING_SOURCE, 1, 60, parse_check(Path("limits.py")))
+    assert DOCSTRING_SOURCE.splitlines()[checked.end_line] == "    def third(self):"
+    assert replay(checked) == DOCSTRING_SOURCE
 
 
 def test_undo_edit_restores_the_initial_text():

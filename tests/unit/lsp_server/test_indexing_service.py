@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from lsp_server.config import Settings
-from lsp_server.features.indexing import AFTER_COMPLETION_FLUSH_S, IDLE_FLUSH_S, IndexingService
+from lsp_server.features import indexing
+from lsp_server.features.indexing import AFTER_COMPLETION_FLUSH_S, IDLE_FLUSH_S, REINDEX_LAG_S, IndexingService
 from pruning import candidates
 
 
@@ -21,7 +22,8 @@ class Edit:
 TEXT = "import os\n\nos.path.join('a')\n"
 
 
-async def test_flush_soon_reindexes_and_prepares_the_completed_buffer(tmp_path):
+async def test_flush_soon_reindexes_and_prepares_the_completed_buffer(tmp_path, monkeypatch):
+    monkeypatch.setattr(indexing, "REINDEX_LAG_S", 0.0)  # every edit is old enough
     path = str(tmp_path / "mod.py")
     settings = Settings()
     settings.index.snapshot = False
@@ -41,5 +43,32 @@ async def test_flush_soon_reindexes_and_prepares_the_completed_buffer(tmp_path):
         assert index.tagged_source(path) == new_text.encode()
         memo = candidates._FILE_USES.get(path)
         assert memo is not None and memo[0] is index.graph.tags(path)  # the next context's ranking is ready
+    finally:
+        service.close()
+
+
+async def test_flush_soon_leaves_a_young_edit_to_a_later_answer(tmp_path):
+    """An answer right after an edit does not re-index the buffer (that would cost a re-tag per
+    pause while typing); an answer once the entry lags by REINDEX_LAG_S does."""
+    path = str(tmp_path / "mod.py")
+    settings = Settings()
+    settings.index.snapshot = False
+    service = IndexingService(SimpleNamespace(settings=settings))
+    try:
+        index = service.index
+        index.did_open(path, TEXT, "python")
+        index.flush()
+        flushes = index.flushes
+        new_text = TEXT + "os.getcwd()\n"
+        index.did_change(path, [Edit(len(TEXT), len(TEXT), "os.getcwd()\n")], new_text)
+        service.flush_soon(path)
+        await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
+        assert path in index.pending and index.flushes == flushes
+        while index.lag_s(path) < REINDEX_LAG_S:
+            await asyncio.sleep(0.05)
+        service.flush_soon(path)
+        await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
+        assert path not in index.pending
+        assert index.tagged_source(path) == new_text.encode()
     finally:
         service.close()
