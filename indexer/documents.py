@@ -11,10 +11,17 @@ Invariants:
   parse in every case.
 - Edit offsets are code-point offsets into the text before that edit; out-of-range offsets are
   clamped, never raised.
+- `tree(allow_lag=True)` may return the tree as edited but not reparsed, when the last
+  incremental reparse was slow (`SLOW_PARSE_MS`: an unclosed bracket, string or comment makes
+  tree-sitter re-run error recovery over the rest of the file at each reparse) and the edits since
+  cover at most `MAX_UNPARSED_BYTES`. Its nodes keep their positions in the current `source`
+  (`tree.edit` shifted them) but do not reflect the text in `unparsed` (a byte range of
+  `source` that holds every edit since the last parse).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Protocol
 
 from indexer import languages
@@ -22,6 +29,8 @@ from indexer.incremental import IncrementalTagger
 from indexer.tags import FileTags
 
 ENCODING_ERRORS = "surrogatepass"
+SLOW_PARSE_MS = 1.0  # an incremental reparse slower than this may be left off the request path
+MAX_UNPARSED_BYTES = 512  # a lagging tree may miss at most this many bytes of edited text
 
 
 class TextEditLike(Protocol):
@@ -46,11 +55,26 @@ def _point_after(start_point: tuple[int, int], inserted: str) -> tuple[int, int]
     return (start_point[0] + newlines, _byte_len(inserted[inserted.rfind("\n") + 1:]))
 
 
+def _cover(span: tuple[int, int] | None, start: int, old_end: int, new_end: int) -> tuple[int, int]:
+    """The smallest byte range holding `span` (moved by an edit of [start, old_end) into
+    [start, new_end)) and the edit's new text."""
+    if span is None:
+        return (start, new_end)
+
+    def moved(position: int) -> int:
+        if position <= start:
+            return position
+        return position + new_end - old_end if position >= old_end else new_end
+
+    low, high = moved(span[0]), moved(span[1])
+    return (min(low, start), max(high, new_end))
+
+
 class OpenDocument:
     """An open buffer of language `language` (None: text is tracked, nothing is parsed)."""
 
     __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_settled", "_tagger",
-                 "edits_since_parse", "parses", "tagged_source")
+                 "edits_since_parse", "parses", "tagged_source", "last_parse_ms", "_unparsed")
 
     def __init__(self, path: str, text: str, language: str | None) -> None:
         self.path = path
@@ -64,6 +88,8 @@ class OpenDocument:
         self.edits_since_parse = 0
         self.parses = 0
         self.tagged_source: bytes | None = None  # the source the last `tags()` were made from
+        self.last_parse_ms = 0.0  # how long the last incremental reparse took
+        self._unparsed: tuple[int, int] | None = None  # bytes edited since the last parse
 
     @property
     def source(self) -> bytes:
@@ -97,6 +123,7 @@ class OpenDocument:
                 self._tree, start_byte, old_end_byte, new_end_byte,
                 start_point, old_end_point, new_end_point,
             )
+            self._unparsed = _cover(self._unparsed, start_byte, old_end_byte, new_end_byte)
         self.text = text[:start] + new + text[end:]
         self._source = None
         self._dirty = True
@@ -107,15 +134,33 @@ class OpenDocument:
         self.text = text
         self._source = None
         self._tree = None
+        self._unparsed = None
         self._dirty = True
 
-    def tree(self) -> languages.Tree | None:
-        """The current tree (reparsing incrementally if edits are pending); None if unparsed."""
+    @property
+    def unparsed(self) -> tuple[int, int] | None:
+        """The byte range of `source` edited since the tree was last parsed (None: none)."""
+        return self._unparsed if self._dirty and self._tree is not None else None
+
+    def lagging(self) -> bool:
+        """Whether `tree(allow_lag=True)` would skip the reparse (see the module docstring)."""
+        span = self.unparsed
+        return (span is not None and self.last_parse_ms >= SLOW_PARSE_MS
+                and span[1] - span[0] <= MAX_UNPARSED_BYTES)
+
+    def tree(self, allow_lag: bool = False) -> languages.Tree | None:
+        """The current tree (reparsing incrementally if edits are pending); None if unparsed.
+        With `allow_lag`, a slow-to-reparse tree may come back as edited only (`lagging`)."""
         if self.language is None:
             return None
+        if allow_lag and self.lagging():
+            return self._tree
         if self._dirty or self._tree is None:
             incremental = self._tree is not None
+            started = time.perf_counter()
             self._tree = languages.parse(self.language, self.source, self._tree)
+            self.last_parse_ms = (time.perf_counter() - started) * 1000 if incremental else 0.0
+            self._unparsed = None
             self._dirty = False
             # error recovery can depend on the edit history: such a tree is re-parsed afresh by
             # `settle`, when there is time

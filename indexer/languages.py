@@ -261,6 +261,18 @@ def captured_types(lang: str) -> tuple[frozenset[str], frozenset[str], frozenset
     return frozenset(types), frozenset(wildcard_parents), frozenset(sensitive)
 
 
+SPLIT_SHAPE_DEPTH = 2  # levels of a split child's shape in its parent's signature (tags patterns nest ~3 deep)
+
+
+def _shape(node, depth: int) -> tuple:
+    """(field, type, shape below) of `node`'s children, `depth` levels down."""
+    if depth == 0:
+        return ()
+    children = node.children
+    return tuple((node.field_name_for_child(i), child.type, _shape(child, depth - 1))
+                 for i, child in enumerate(children))
+
+
 def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[list[Chunk], list[Chunk]]:
     """Split a file into chunks for incremental tagging.
 
@@ -273,8 +285,9 @@ def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[lis
     node's whole shape when it contains a syntax error, so equal text in an equal context yields
     equal captures. No boundary falls
     between two word characters. Only split nodes the query could capture are listed, each with
-    a signature: its type, ancestors, and the (field, type, text hash of unsplit children) of its
-    children, so equal signatures give equal captures on the node.
+    a signature: its type, ancestors, and the (field, type, text hash of unsplit children, or
+    the shape `SPLIT_SHAPE_DEPTH` levels down of split ones) of its children, so equal
+    signatures give equal captures on the node.
     """
     root = tree.root_node
     size = len(source)
@@ -305,8 +318,8 @@ def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[lis
                     leaves.append((pos, start, (chain, tuple(signature))))
                 child_capturable = child.type in types or node.type in wildcard_parents
                 visit(child, start, end, (chain + (child.type,))[-4:], child_capturable)
-                if capturable:
-                    node_signature.append((field, child.type, None))
+                if capturable:  # whether a pattern matches can depend on the split child's shape
+                    node_signature.append((field, child.type, _shape(child, SPLIT_SHAPE_DEPTH)))
                 pos, signature = end, []
                 continue
             # error recovery can parse equal text differently: then the shape is part of the key

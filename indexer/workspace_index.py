@@ -391,16 +391,27 @@ class WorkspaceIndex:
                 break
         return seen
 
-    def current_tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
+    def current_tree(self, path: str, allow_lag: bool = False) -> tuple[languages.Tree, bytes] | None:
         """Like `tree`, but an open buffer is only reparsed: re-tagging and re-indexing it are
-        left to the next flush."""
+        left to the next flush. With `allow_lag`, a buffer whose reparses are slow may come back
+        edited but not reparsed (`OpenDocument.lagging`; `unparsed(path)` says which bytes its
+        tree misses): for callers that, like the server, reparse it soon after."""
         path = normalize_path(path)
         with self._lock:
             doc = self._docs.get(path)
             if doc is not None:
-                tree = doc.tree()
+                tree = doc.tree(allow_lag)
                 return (tree, doc.source) if tree is not None else None
         return self._disk_tree(path)
+
+    def unparsed(self, path: str) -> tuple[int, int] | None:
+        """The byte range of open buffer `path` that its current tree does not reflect yet."""
+        doc = self._docs.get(normalize_path(path))
+        return doc.unparsed if doc is not None else None
+
+    def tree_lags(self, path: str) -> bool:
+        """Whether open buffer `path` has edits its tree has not been reparsed for."""
+        return self.unparsed(path) is not None
 
     def tagged_source(self, path: str) -> bytes | None:
         """The bytes the graph's tags of open buffer `path` were extracted from (None when `path`

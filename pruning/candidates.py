@@ -32,8 +32,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from .lookup import Found, IndexLookup, module_stem
-from .references import NameUse
-from .scopes import Scope, as_scope, name_of
+from .references import NameUse, owner_before
+from .scopes import Scope, as_scope, name_of, node_text
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 from .syntax import Syntax
 
@@ -86,7 +86,7 @@ def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes
         pieces.append(_piece(path, scope.name, scope.kind, snippet, reason, value, True))
     imports = [n for n in root.named_children if n.type in syntax.imports and n.end_point[0] < first_visible]  # type: ignore[attr-defined]
     if imports:
-        used = [n for n in imports if used_names & _words(n.text)]
+        used = [n for n in imports if used_names & _words(node_text(n, source))]
         if used:
             pieces.append(_lines_piece(path, "imports", "imports used near the cursor", used, source, 1.5))
         if len(used) < len(imports):
@@ -128,7 +128,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
     for name, name_uses in by_name.items():
         if name in modules and all(u.kind == "identifier" for u in name_uses):
             continue  # a module bound by an import: its members are resolved through it
-        found = _resolve(name, name_uses, lookup, local, path, modules)
+        found = _resolve(name, name_uses, lookup, local, source, path, modules)
         if not found:
             continue
         specificity = 1.0 / len(found) * (0.3 if len(name) <= 2 else 1.0)
@@ -193,7 +193,7 @@ def _most_used_imports(path: str, tags, source: bytes, modules: dict[str, str]) 
     for name, byte in name_starts:
         if byte >= size:
             continue
-        owner = _owner_before(source, byte)
+        owner = owner_before(source, byte)
         if owner is None and name in bound:
             pair = (name, "")
         elif owner is not None and owner in modules:
@@ -209,21 +209,7 @@ def _most_used_imports(path: str, tags, source: bytes, modules: dict[str, str]) 
     return ranked
 
 
-def _owner_before(source: bytes, byte: int) -> str | None:
-    """The identifier before the dot in `owner.name` (name at `byte`); None when no dot."""
-    position = byte - 1
-    while position >= 0 and source[position] in b" \t":
-        position -= 1
-    if position < 0 or source[position] != 0x2E:  # "."
-        return None
-    end = position
-    start = end
-    while start > 0 and (chr(source[start - 1]).isalnum() or source[start - 1] == 0x5F):
-        start -= 1
-    return source[start:end].decode("ascii", "replace")
-
-
-def local_definitions(root: object, syntax: Syntax) -> dict[str, list[object]]:
+def local_definitions(root: object, syntax: Syntax, source: bytes) -> dict[str, list[object]]:
     """Definitions of the current file by name: top level and one level inside classes."""
     table: dict[str, list[object]] = {}
     stack = [(child, 0) for child in root.named_children]  # type: ignore[attr-defined]
@@ -234,7 +220,7 @@ def local_definitions(root: object, syntax: Syntax) -> dict[str, list[object]]:
         kind = syntax.scopes.get(node.type)  # type: ignore[attr-defined]
         if kind is None:
             continue
-        table.setdefault(name_of(node), []).append(node)
+        table.setdefault(name_of(node, source), []).append(node)
         if kind in CLASS_KINDS and depth == 0:
             body = node.child_by_field_name("body")  # type: ignore[attr-defined]
             if body is not None:
@@ -251,8 +237,8 @@ class _Local:
 
 
 def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
-             path: str, modules: dict[str, str]) -> list:
-    found: list = [_Local(_LocalDefinition(node), node, path) for node in local.get(name, ())]
+             source: bytes, path: str, modules: dict[str, str]) -> list:
+    found: list = [_Local(_LocalDefinition(node, source), node, path) for node in local.get(name, ())]
     if lookup.available:
         found += [f for f in lookup.definitions(name) if f.path != path]
     if not found:
@@ -278,10 +264,11 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
 @dataclass(frozen=True, slots=True)
 class _LocalDefinition:
     node: object
+    source: bytes  # the current file's text, which `node` spans part of
 
     @property
     def name(self) -> str:
-        return name_of(self.node)
+        return name_of(self.node, self.source)
 
     @property
     def start_byte(self) -> int:
@@ -293,7 +280,7 @@ class _LocalDefinition:
         while parent is not None:
             name = parent.child_by_field_name("name")
             if name is not None and parent.type.endswith(("class_definition", "class_declaration", "interface_declaration")):
-                return name.text.decode("utf-8", "replace")
+                return node_text(name, self.source).decode("utf-8", "replace")
             parent = parent.parent
         return None
 
@@ -315,7 +302,7 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
     definition = item.definition
     if isinstance(item, _Local):
         kind = syntax.scopes.get(item.node.type, "definition")  # type: ignore[attr-defined]
-        scope = as_scope(item.node, kind, syntax)
+        scope = as_scope(item.node, kind, syntax, source)
         if scope.start_line >= visible[0] and scope.end_line <= visible[1]:
             return None
 

@@ -105,15 +105,17 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     source = encode(text)
     if syntax is not None and syntax.name in languages.LANGUAGES:
         byte_offset = len(prefix_text.encode("utf-8", "surrogatepass"))
-        tree = tree if tree is not None else _index_tree(index, path, source)
+        unparsed = None
+        if tree is None:
+            tree, unparsed = _index_tree(index, path, source)
         if tree is None:
             tree = languages.parse(syntax.name, source)
         root = tree.root_node
         scopes = scope_chain(root, source, byte_offset, syntax)
-        uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name)
+        uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name, unparsed=unparsed)
         lookup = IndexLookup(index, path)
         pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
-        pieces += reference_pieces(uses, lookup, local_definitions(root, syntax), root, source, path,
+        pieces += reference_pieces(uses, lookup, local_definitions(root, syntax, source), root, source, path,
                                    syntax, visible)
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         fingerprints = {p.path: lookup.fingerprint(p.path) for p in pieces if not p.current}
@@ -156,14 +158,18 @@ def prepare(index: Any, path: str) -> None:
         prepare_file_uses(IndexLookup(index, path))
 
 
-def _index_tree(index: Any, path: str, source: bytes) -> Any:
-    """The index's current tree for `path` when it is an open buffer holding exactly `source`."""
+def _index_tree(index: Any, path: str, source: bytes) -> tuple[Any, tuple[int, int] | None]:
+    """The index's current tree for `path` when it is an open buffer holding exactly `source`
+    (else None), and the byte range of `source` the tree does not reflect yet. The tree may lag
+    only where the index's owner promises to catch up soon (`pending_lag_s` > 0: the server
+    reparses a lagging buffer right after answering); one-shot callers always get a fresh tree."""
     if index is None or not index.is_open(path):
-        return None
-    held = index.current_tree(path)
+        return None, None
+    allow_lag = index.pending_lag_s > 0
+    held = index.current_tree(path, allow_lag=allow_lag)
     if held is None or held[1] != source:
-        return None
-    return held[0]
+        return None, None
+    return held[0], index.unparsed(path) if allow_lag else None
 
 
 def _display(path: str, root: str | None) -> str:

@@ -12,12 +12,16 @@ ordered by distance, then position, so it is deterministic.
 
 from __future__ import annotations
 
+import keyword
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
+
+import xxhash
 
 from indexer import languages
 
-from .scopes import Scope
+from .scopes import Scope, node_text
 
 IDENTIFIERS = frozenset({
     "identifier", "type_identifier", "property_identifier", "field_identifier",
@@ -60,10 +64,15 @@ MAX_USES_PER_NAME = 4  # nearest uses kept per name (the value model counts the 
 
 def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Scope], *, language: str,
                       lines_before: int = 40, lines_after: int = 10,
-                      max_names: int = MAX_NEAR_NAMES) -> list[NameUse]:
+                      max_names: int = MAX_NEAR_NAMES,
+                      unparsed: tuple[int, int] | None = None) -> list[NameUse]:
     """Identifier uses around `offset` in a tree of `language`, nearest first (see module
     docstring): the nearest `MAX_USES_PER_NAME` uses of each of the `max_names` distinct names
-    nearest to the cursor, found by one tree-sitter query over the window."""
+    nearest to the cursor, found by one tree-sitter query over the window.
+
+    `unparsed` is a byte range of `source` that the tree does not reflect (it was edited but
+    not reparsed: `indexer.documents.OpenDocument.lagging`); the names on its lines are read
+    from the text instead (`_text_uses`), and the tree's nodes there are ignored."""
     cursor_line = source.count(b"\n", 0, offset)
     low = _line_start(source, offset, lines_before)
     high = _line_end(source, offset, lines_after)
@@ -74,24 +83,34 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     regions = [(low, high)]
     if innermost is not None and innermost.outer.start_byte < low:  # type: ignore[attr-defined]
         regions.append((innermost.outer.start_byte, innermost.body_start_byte))  # type: ignore[attr-defined]
-    types = local_types(scopes)
+    types = local_types(scopes, source)
     nodes: dict[int, object] = {}
     for start, end in regions:
         # nodes touching the window's edges count, as a walk with inclusive bounds would find them
         for node in languages.nodes_of_types(language, root, IDENTIFIERS, (max(0, start - 1), end + 1)):
             nodes.setdefault(node.start_byte, node)  # type: ignore[attr-defined]
+    found: list[tuple[int, bytes, int, object]] = []  # (distance, name, start byte, node or use)
+    stale = (-1, -1)
+    if unparsed is not None:
+        stale = (source.rfind(b"\n", 0, unparsed[0]) + 1, _line_end(source, unparsed[1], 0))
+        for start, name, use in _text_uses(source, stale, (low, high), cursor_line, types):
+            found.append((use.distance, name, start, use))
+    for node in nodes.values():
+        start = node.start_byte  # type: ignore[attr-defined]
+        if not stale[0] <= start < stale[1]:
+            found.append((_distance(node.start_point[0], cursor_line), node_text(node, source), start, node))  # type: ignore[attr-defined]
+    found.sort(key=lambda item: item[0])
     uses: dict[tuple[str, int], NameUse] = {}
     seen: dict[bytes, int] = {}  # uses kept per name
-    for node in sorted(nodes.values(), key=lambda n: _distance(n.start_point[0], cursor_line)):  # type: ignore[attr-defined]
-        text = node.text  # type: ignore[attr-defined]
+    for _, text, start, item in found:
         count = seen.get(text)
         if count is None and len(seen) >= max_names or count is not None and count >= MAX_USES_PER_NAME:
             continue
-        use = _classify(node, cursor_line, types)
+        use = item if isinstance(item, NameUse) else _classify(item, source, cursor_line, types)
         if use is None:
             continue
         seen[text] = (count or 0) + 1
-        uses.setdefault((use.name, node.start_byte), use)  # type: ignore[attr-defined]
+        uses.setdefault((use.name, start), use)
     member = _MEMBER_AT_CURSOR.search(source[source.rfind(b"\n", 0, offset) + 1:offset])
     if member is not None:  # `obj.` or `obj.pa|`: the user wants a member of obj's type
         owner = member.group(1).decode("utf-8", "replace")
@@ -107,7 +126,58 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     return sorted(uses.values(), key=lambda u: (u.distance, u.line, u.name))
 
 
-def local_types(scopes: list[Scope]) -> dict[str, tuple[str, ...]]:
+_TEXT_NAME = re.compile(rb"[A-Za-z_$][A-Za-z_0-9$]*")
+_KEYWORDS = frozenset(keyword.kwlist) | frozenset({
+    "function", "const", "let", "var", "new", "typeof", "instanceof", "void", "delete", "this", "func",
+    "package", "type", "struct", "interface", "map", "chan", "go", "defer", "select", "switch", "case",
+    "default", "fn", "impl", "mut", "pub", "use", "mod", "match", "loop", "where", "public", "private",
+    "protected", "static", "final", "abstract", "extends", "implements", "throws", "throw", "catch",
+    "export", "extern", "typedef", "sizeof", "enum", "union", "unsigned", "signed", "do", "goto",
+})
+
+
+def _text_uses(source: bytes, span: tuple[int, int], window: tuple[int, int], cursor_line: int,
+               types: dict[str, tuple[str, ...]]):
+    """(start byte, name, NameUse) for the names written in `source[span]` (whole lines the
+    tree does not reflect) within `window`, classified from the text alone: `owner.name` is an
+    attribute, a name followed by `(` a call; keywords and `self`/`this` are skipped."""
+    low, high = max(span[0], window[0]), min(span[1], window[1])
+    if low >= high:
+        return
+    line = source.count(b"\n", 0, low)
+    position = low
+    for match in _TEXT_NAME.finditer(source, low, high):
+        start, end = match.span()
+        if start > 0 and (source[start - 1:start].isalnum() or source[start - 1] == 0x5F):
+            continue  # the tail of a word that starts with a digit
+        line += source.count(b"\n", position, start)
+        position = start
+        name = match.group().decode("utf-8", "replace")
+        if name in _KEYWORDS or name in _SELF:
+            continue
+        owner = owner_before(source, start) or ""
+        after = source[end:end + 8].lstrip(b" \t")
+        kind = "call" if after[:1] == b"(" else ("attribute" if owner else "identifier")
+        owners = types.get(owner, (owner,) if owner[:1].isupper() else ()) if owner else ()
+        yield start, match.group(), NameUse(name=name, kind=kind, line=line, distance=_distance(line, cursor_line),
+                                            owner_types=owners, owner=owner)
+
+
+def owner_before(source: bytes, byte: int) -> str | None:
+    """The identifier before the dot in `owner.name` (name at `byte`); None when no dot."""
+    position = byte - 1
+    while position >= 0 and source[position] in b" \t":
+        position -= 1
+    if position < 0 or source[position] != 0x2E:  # "."
+        return None
+    end = position
+    start = end
+    while start > 0 and (chr(source[start - 1]).isalnum() or source[start - 1] == 0x5F):
+        start -= 1
+    return source[start:end].decode("ascii", "replace")
+
+
+def local_types(scopes: list[Scope], source: bytes) -> dict[str, tuple[str, ...]]:
     """Declared or constructed types of names in the enclosing function and class members.
 
     `self`/`this` map to the innermost enclosing class; a Go receiver maps to its type.
@@ -118,18 +188,40 @@ def local_types(scopes: list[Scope]) -> dict[str, tuple[str, ...]]:
         types["self"] = types["this"] = (classes[0].name,)
         body = classes[0].node.child_by_field_name("body")  # type: ignore[attr-defined]
         for member in body.named_children if body is not None else ():
-            if _is_constructor(member):
-                _declarations(member, types, max_level=8)
+            if _is_constructor(member, source):
+                _add_declarations(member, source, types, max_level=8)
             elif member.type in _FIELD_MEMBERS:
-                _declarations(member, types, max_level=2)
+                _add_declarations(member, source, types, max_level=2)
     for scope in scopes:
         if scope.kind in ("function", "method"):
-            _declarations(scope.node, types, max_level=10)
+            _add_declarations(scope.node, source, types, max_level=10)
             break
     return types
 
 
-def _is_constructor(node: object) -> bool:
+_DECLARATIONS_MEMO: OrderedDict[tuple, tuple[tuple[str, tuple[str, ...]], ...]] = OrderedDict()
+_DECLARATIONS_MEMO_SIZE = 256
+
+
+def _add_declarations(node: object, source: bytes, types: dict[str, tuple[str, ...]], max_level: int) -> None:
+    """Add the (name, types) declarations under `node` that `types` lacks. Memoised by the
+    node's type and text: a class's constructor is walked once, not at every keystroke in one of
+    its methods (the declarations depend on nothing but that text)."""
+    text = node_text(node, source)
+    key = (node.type, max_level, len(text), xxhash.xxh3_64_intdigest(text))  # type: ignore[attr-defined]
+    found = _DECLARATIONS_MEMO.get(key)
+    if found is None:
+        found = _declarations(node, source, max_level)
+        _DECLARATIONS_MEMO[key] = found
+        if len(_DECLARATIONS_MEMO) > _DECLARATIONS_MEMO_SIZE:
+            _DECLARATIONS_MEMO.popitem(last=False)
+    else:
+        _DECLARATIONS_MEMO.move_to_end(key)
+    for name, names in found:
+        types.setdefault(name, names)
+
+
+def _is_constructor(node: object, source: bytes) -> bool:
     target = node
     if target.type == "decorated_definition":  # type: ignore[attr-defined]
         target = target.child_by_field_name("definition")  # type: ignore[attr-defined]
@@ -138,53 +230,55 @@ def _is_constructor(node: object) -> bool:
     if target.type == "constructor_declaration":  # type: ignore[attr-defined]
         return True
     name = target.child_by_field_name("name")  # type: ignore[attr-defined]
-    return name is not None and name.text in (b"__init__", b"constructor")
+    return name is not None and node_text(name, source) in (b"__init__", b"constructor")
 
 
-def _declarations(node: object, types: dict[str, tuple[str, ...]], max_level: int) -> None:
+def _declarations(node: object, source: bytes, max_level: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(name, types) for each typed declaration under `node` down to `max_level`, in the
+    order of a depth-first walk (an earlier one wins when names repeat)."""
+    found: list[tuple[str, tuple[str, ...]]] = []
     stack = [(node, 0)]
     while stack:
         current, level = stack.pop()
-        declared = _declared_type(current)
-        if declared is not None:
-            name, names = declared
-            if names:
-                types.setdefault(name, names)
+        declared = _declared_type(current, source)
+        if declared is not None and declared[1]:
+            found.append(declared)
         if level < max_level:
             stack.extend((child, level + 1) for child in current.named_children)  # type: ignore[attr-defined]
+    return tuple(found)
 
 
-def _declared_type(node: object) -> tuple[str, tuple[str, ...]] | None:
+def _declared_type(node: object, source: bytes) -> tuple[str, tuple[str, ...]] | None:
     kind = node.type  # type: ignore[attr-defined]
     field = node.child_by_field_name  # type: ignore[attr-defined]
     if kind in ("typed_parameter", "typed_default_parameter"):
         name = field("name") or next((c for c in node.named_children if c.type == "identifier"), None)  # type: ignore[attr-defined]
-        return _pair(name, field("type"))
+        return _pair(name, field("type"), source)
     if kind == "assignment":
         left = field("left")
         if left is not None and left.type == "attribute":
             left = left.child_by_field_name("attribute")
-        type_node = field("type") or _constructed(field("right"))
-        return _pair(left, type_node)
+        type_node = field("type") or _constructed(field("right"), source)
+        return _pair(left, type_node, source)
     if kind in ("required_parameter", "optional_parameter", "public_field_definition"):
-        return _pair(field("pattern") or field("name"), field("type"))
+        return _pair(field("pattern") or field("name"), field("type"), source)
     if kind in ("variable_declarator",):
-        return _pair(field("name"), field("type") or _constructed(field("value")))
+        return _pair(field("name"), field("type") or _constructed(field("value"), source), source)
     if kind in ("field_declaration", "local_variable_declaration", "formal_parameter",
                 "parameter_declaration", "constant_declaration"):
         name = field("name")
         if name is None:
             declarator = field("declarator")
             name = declarator.child_by_field_name("name") if declarator is not None else None
-        return _pair(name, field("type"))
+        return _pair(name, field("type"), source)
     if kind == "short_var_declaration":
         left, right = field("left"), field("right")
         if left is not None and right is not None and left.named_children and right.named_children:
-            return _pair(left.named_children[0], _constructed(right.named_children[0]))
+            return _pair(left.named_children[0], _constructed(right.named_children[0], source), source)
     return None
 
 
-def _constructed(value: object | None) -> object | None:
+def _constructed(value: object | None, source: bytes) -> object | None:
     """The class a value expression constructs (`Repo(...)`, `new Repo()`, `Repo{}`), if any."""
     if value is None:
         return None
@@ -195,19 +289,19 @@ def _constructed(value: object | None) -> object | None:
         return value.child_by_field_name("type")  # type: ignore[attr-defined]
     if kind in ("call", "call_expression"):
         function = value.child_by_field_name("function")  # type: ignore[attr-defined]
-        if function is not None and function.type == "identifier" and function.text[:1].isupper():
+        if function is not None and function.type == "identifier" and node_text(function, source)[:1].isupper():
             return function
     return None
 
 
-def _pair(name: object | None, type_node: object | None) -> tuple[str, tuple[str, ...]] | None:
+def _pair(name: object | None, type_node: object | None, source: bytes) -> tuple[str, tuple[str, ...]] | None:
     if name is None or type_node is None:
         return None
     names = tuple(
-        n.text.decode("utf-8", "replace") for n in _identifiers_in(type_node, 0, 1 << 62)  # type: ignore[attr-defined]
+        node_text(n, source).decode("utf-8", "replace") for n in _identifiers_in(type_node, 0, 1 << 62)
         if n.type in ("identifier", "type_identifier")  # type: ignore[attr-defined]
     )
-    return name.text.decode("utf-8", "replace"), names  # type: ignore[attr-defined]
+    return node_text(name, source).decode("utf-8", "replace"), names
 
 
 def _identifiers_in(root: object, low: int, high: int):
@@ -223,8 +317,8 @@ def _identifiers_in(root: object, low: int, high: int):
         stack.extend(reversed(children))
 
 
-def _classify(node: object, cursor_line: int, types: dict[str, tuple[str, ...]]) -> NameUse | None:
-    name = node.text.decode("utf-8", "replace")  # type: ignore[attr-defined]
+def _classify(node: object, source: bytes, cursor_line: int, types: dict[str, tuple[str, ...]]) -> NameUse | None:
+    name = node_text(node, source).decode("utf-8", "replace")
     if name in _SELF or not name:
         return None
     parent = node.parent  # type: ignore[attr-defined]
@@ -240,9 +334,9 @@ def _classify(node: object, cursor_line: int, types: dict[str, tuple[str, ...]])
         kind = "attribute"
         owner = parent.child_by_field_name(fields[0])
         if owner is not None:
-            owners = _owner_types(owner, types)
+            owners = _owner_types(owner, source, types)
             if owner.type in IDENTIFIERS:
-                owner_name = owner.text.decode("utf-8", "replace")
+                owner_name = node_text(owner, source).decode("utf-8", "replace")
         holder = parent.parent
         if parent.type == "method_invocation" or (
             holder is not None and holder.type in _CALLS and holder.child_by_field_name("function") == parent
@@ -260,14 +354,14 @@ def _distance(line: int, cursor_line: int) -> int:
     return cursor_line - line if line <= cursor_line else (line - cursor_line) * 2
 
 
-def _owner_types(owner: object, types: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+def _owner_types(owner: object, source: bytes, types: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
     """Types of the object in `object.member`: the declared type of its last name, or itself
     when it looks like a class or module name."""
     last = owner
     fields = _MEMBERS.get(owner.type)  # type: ignore[attr-defined]
     if fields is not None:
         last = owner.child_by_field_name(fields[1]) or owner  # type: ignore[attr-defined]
-    text = last.text.decode("utf-8", "replace")  # type: ignore[attr-defined]
+    text = node_text(last, source).decode("utf-8", "replace")
     if last.type == "this":  # type: ignore[attr-defined]
         text = "this"
     return types.get(text, (text,) if text[:1].isupper() else ())

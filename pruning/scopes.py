@@ -5,6 +5,8 @@ module itself is not a scope here. A scope's `node` is the definition node; `out
 that includes its wrappers (decorators, `export`), which is what a snippet of it should show.
 
 Invariants:
+- names are read from `source` by byte range, never from `node.text` (a tree that was edited but
+  not reparsed has no text: see `indexer.documents.OpenDocument.lagging`);
 - every returned scope contains the cursor: its byte range contains the offset, or (Python only)
   the cursor sits on a line after the scope's last statement, indented deeper than its header;
 - lines are 0-based and inclusive (`end_line` is the line of the scope's last byte).
@@ -42,13 +44,13 @@ def scope_chain(root: object, source: bytes, offset: int, syntax: Syntax) -> lis
     while node is not None:
         kind = syntax.scopes.get(node.type)
         if kind is not None and _contains(node, source, offset, cursor_column, syntax):
-            scopes.append(as_scope(node, kind, syntax))
+            scopes.append(as_scope(node, kind, syntax, source))
         node = node.parent
     return scopes
 
 
-def as_scope(node: object, kind: str, syntax: Syntax) -> Scope:
-    """Describes definition `node` (of scope kind `kind`) as a `Scope`."""
+def as_scope(node: object, kind: str, syntax: Syntax, source: bytes) -> Scope:
+    """Describes definition `node` (of scope kind `kind`, in `source`) as a `Scope`."""
     outer = node
     parent = node.parent  # type: ignore[attr-defined]
     while parent is not None and parent.type in syntax.wrappers:
@@ -59,7 +61,7 @@ def as_scope(node: object, kind: str, syntax: Syntax) -> Scope:
         kind = "method"
     return Scope(
         kind=kind,
-        name=name_of(node),
+        name=name_of(node, source),
         node=node,
         outer=outer,
         start_line=outer.start_point[0],  # type: ignore[attr-defined]
@@ -78,7 +80,7 @@ def body_of(node: object) -> object | None:
     return body
 
 
-def name_of(node: object) -> str:
+def name_of(node: object, source: bytes) -> str:
     """The defined name: the `name` field, a declarator's identifier, or "<anonymous>"."""
     name = node.child_by_field_name("name")  # type: ignore[attr-defined]
     if name is None:
@@ -95,7 +97,12 @@ def name_of(node: object) -> str:
             or owner.child_by_field_name("left")
     if name is None:
         return "<anonymous>"
-    return name.text.decode("utf-8", "replace")
+    return node_text(name, source).decode("utf-8", "replace")
+
+
+def node_text(node: object, source: bytes) -> bytes:
+    """The bytes of `source` that `node` spans."""
+    return source[node.start_byte:node.end_byte]  # type: ignore[attr-defined]
 
 
 def _is_method(node: object, syntax: Syntax) -> bool:

@@ -38,7 +38,7 @@ def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: b
     constructors are always shown.
     """
     kind = syntax.scopes.get(node.type, "")  # type: ignore[attr-defined]
-    scope = as_scope(node, kind, syntax)
+    scope = as_scope(node, kind, syntax, source)
     if form == "full":
         text = _whole_lines(source, scope.outer.start_byte, node.end_byte)  # type: ignore[attr-defined]
     elif form == "skeleton" and kind in CLASS_KINDS:
@@ -54,7 +54,7 @@ def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: b
 def signature(node: object, source: bytes, syntax: Syntax) -> str:
     """Header + doc first line + placeholder, indented as in the source."""
     kind = syntax.scopes.get(node.type, "")  # type: ignore[attr-defined]
-    scope = as_scope(node, kind, syntax)
+    scope = as_scope(node, kind, syntax, source)
     body = body_of(node)
     start = scope.outer.start_byte  # type: ignore[attr-defined]
     indent = _indent_of(source, start)
@@ -86,7 +86,7 @@ def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str
     if body is None:
         return signature(node, source, syntax)
     kind = syntax.scopes.get(node.type, "")  # type: ignore[attr-defined]
-    scope = as_scope(node, kind, syntax)
+    scope = as_scope(node, kind, syntax, source)
     start = scope.outer.start_byte  # type: ignore[attr-defined]
     indent = _indent_of(source, start)
     header = _whole_lines(source, start, body.start_byte).rstrip()  # type: ignore[attr-defined]
@@ -94,11 +94,11 @@ def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str
     if not syntax.indent_blocks:
         lines[0] += " {"
     class_name = scope.name
-    if members is not None and not any(_member_name(m, syntax) in members for m in body.named_children):  # type: ignore[attr-defined]
+    if members is not None and not any(_member_name(m, syntax, source) in members for m in body.named_children):  # type: ignore[attr-defined]
         members = None  # none of the wanted names is a member here: show the members in order
     shown = 0
     for index, member in enumerate(body.named_children):  # type: ignore[attr-defined]
-        if members is not None and not _wanted(member, syntax, members, class_name):
+        if members is not None and not _wanted(member, syntax, source, members, class_name):
             continue
         line = _member_line(member, source, syntax, first=index == 0)
         if not line:
@@ -115,20 +115,20 @@ def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str
     return "\n".join(lines)
 
 
-def _member_name(member: object, syntax: Syntax) -> str:
+def _member_name(member: object, syntax: Syntax, source: bytes) -> str:
     inner = member
     while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
         inner = inner.named_children[-1]  # type: ignore[attr-defined]
-    return name_of(inner) if inner.type in syntax.scopes else ""  # type: ignore[attr-defined]
+    return name_of(inner, source) if inner.type in syntax.scopes else ""  # type: ignore[attr-defined]
 
 
-def _wanted(member: object, syntax: Syntax, members: frozenset[str], class_name: str) -> bool:
+def _wanted(member: object, syntax: Syntax, source: bytes, members: frozenset[str], class_name: str) -> bool:
     inner = member
     while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
         inner = inner.named_children[-1]  # type: ignore[attr-defined]
     if inner.type not in syntax.scopes:  # type: ignore[attr-defined]
         return True
-    name = name_of(inner)
+    name = name_of(inner, source)
     return name in members or name in CONSTRUCTORS or name == class_name
 
 
@@ -159,7 +159,7 @@ def _parent_headers(node: object, source: bytes, syntax: Syntax) -> str:
     while parent is not None:
         kind = syntax.scopes.get(parent.type)
         if kind in CLASS_KINDS:
-            scope = as_scope(parent, kind, syntax)
+            scope = as_scope(parent, kind, syntax, source)
             header = _whole_lines(source, scope.outer.start_byte, scope.body_start_byte).rstrip()  # type: ignore[attr-defined]
             headers.append(header + ("" if syntax.indent_blocks else " {"))
         parent = parent.parent

@@ -75,6 +75,7 @@ class IndexingService:
         self._settle_handle: asyncio.TimerHandle | None = None
         self._soon_handle: asyncio.Handle | None = None
         self._prepare: set[str] = set()
+        self._reparse: set[str] = set()  # buffers just completed, whose trees may lag their text
         self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
         self._soon_since: float | None = None
 
@@ -86,8 +87,8 @@ class IndexingService:
         self._schedule_flush()
 
     def did_close(self, path: str) -> None:
-        self._completed.discard(normalize_path(path))
-        self._prepare.discard(normalize_path(path))
+        for pending in (self._completed, self._prepare, self._reparse):
+            pending.discard(normalize_path(path))
 
     def _schedule_flush(self) -> None:
         try:
@@ -108,6 +109,7 @@ class IndexingService:
             return
         path = normalize_path(path)  # as `index.pending` names it
         self._prepare.add(path)
+        self._reparse.add(path)
         self._completed.add(path)
         if self._soon_handle is not None:
             return
@@ -123,7 +125,8 @@ class IndexingService:
         prepared) per step, so a request that arrives meanwhile waits for one buffer at most.
         Only buffers whose entry lags by `REINDEX_LAG_S` are re-indexed: while someone types,
         re-indexing after every answer would cost a whole-file re-tag per pause, and with several
-        documents that work would queue in front of the next requests."""
+        documents that work would queue in front of the next requests. Before that, the trees
+        of the buffers just completed are reparsed (one per step)."""
         self._soon_handle = None
         loop = asyncio.get_running_loop()
         waited = time.monotonic() - self._soon_since if self._soon_since is not None else 0.0
@@ -131,6 +134,17 @@ class IndexingService:
             # other completions are being answered (a burst): re-indexing now would delay them
             self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
             return
+        while self._reparse:
+            # first bring the completed buffers' trees up to date (the next request in them then
+            # reparses only what is typed meanwhile, or uses the tree as it is if reparses are slow)
+            lagging = self._reparse.pop()
+            if self.index.tree_lags(lagging):
+                try:
+                    self.index.current_tree(lagging)
+                except Exception:
+                    log.exception("index: reparsing %s after a completion failed", lagging)
+                self._soon_handle = loop.call_soon(self._flush_soon)
+                return
         pending = self.index.pending
         due = {path for path in pending if self.index.lag_s(path) >= REINDEX_LAG_S}
         # buffers whose entries are young wait for a later answer or the idle flush

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from indexer import extract_tags, parse
@@ -69,8 +69,17 @@ def test_incremental_parse_equals_full_parse(case):
     assert extract_tags(lang, doc.tree(), source) == extract_tags(lang, full, source)
 
 
+# a C declaration whose split declarator turns from `f(int ...` into `f( ...`: the split node's
+# signature must see the split child's shape, or its cached captures (none) are reused
+_SPLIT_SHAPE_CASE = ("c", [Edit(38, 46, ","), Edit(20, 25, ""), Edit(28, 32, "aa(("), Edit(2, 10, "aa "),
+                           Edit(33, 35, "a"), Edit(5, 5, ""), Edit(0, 0, ""), Edit(0, 0, ""), Edit(34, 36, '"'),
+                           Edit(0, 1, ""), Edit(18, 21, "")],
+                     'iaa x.h"\n/* é t f( aa(( , + 1a"struct S { int x; };\nchar *s = "ü";\n', 1)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edit_sequences(), st.integers(8, 120))
+@example(_SPLIT_SHAPE_CASE, 8)
 def test_chunked_tags_equal_whole_file_tags(case, max_chunk_bytes):
     """Tags assembled from cached chunk analyses (chunks forced small, so nodes get split) equal
     the tags of a whole-file extraction of the same tree after every step of an edit sequence."""
@@ -156,3 +165,49 @@ def test_lone_surrogates_do_not_break_byte_offsets():
     doc.tree()
     doc.apply(Edit(len("a = '\ud800'\nb = "), len("a = '\ud800'\nb = 2"), "3"))
     assert root_sexp(doc.tree()) == root_sexp(parse("python", doc.source))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edit_sequences())
+def test_unparsed_span_holds_every_edit_since_the_last_parse(case):
+    """Outside `unparsed`, the current source is the parsed source, shifted: the bytes before
+    the span are the parsed bytes, and so are the bytes after it (counted from the end)."""
+    lang, edits, _, flush_every = case
+    doc = OpenDocument("/w/f", BASE[lang], lang)
+    doc.tree()
+    parsed = doc.source
+    for i, edit in enumerate(edits, 1):
+        doc.apply(edit)
+        if i % flush_every == 0:
+            doc.tree()
+            parsed = doc.source
+            assert doc.unparsed is None
+    span = doc.unparsed
+    if span is None:
+        return
+    low, high = span
+    source = doc.source
+    assert 0 <= low <= high <= len(source)
+    assert source[:low] == parsed[:low]
+    tail = len(source) - high
+    assert source[high:] == parsed[len(parsed) - tail:]
+
+
+def test_a_slow_to_reparse_tree_may_lag_for_callers_that_allow_it():
+    text = "def f(a):\n    return g(a\n\n" + "def h(x):\n    return x\n" * 50  # an unclosed call
+    doc = OpenDocument("/w/f.py", text, "python")
+    tree = doc.tree()
+    doc.apply(Edit(len("def f(a):\n    return g(a"), len("def f(a):\n    return g(a"), ", b"))
+    assert not doc.lagging()  # the last parse was a first parse (not an incremental one): fast
+    doc.tree()
+    doc.last_parse_ms = 5.0  # as if that incremental reparse had been slow
+    at = len("def f(a):\n    return g(a, b")
+    doc.apply(Edit(at, at, ", c"))
+    assert doc.lagging() and doc.unparsed == (at, at + 3)
+    parses = doc.parses
+    lagging = doc.tree(allow_lag=True)
+    assert doc.parses == parses and doc.dirty  # not reparsed: the tree as edited
+    assert lagging.root_node.end_byte == len(doc.source)  # positions follow the edit
+    doc.apply(Edit(at, at, "x" * 600))  # too much unparsed text: callers get a reparse
+    assert not doc.lagging()
+    assert doc.tree(allow_lag=True) is not tree and doc.parses == parses + 1 and doc.unparsed is None

@@ -299,3 +299,38 @@ def test_imported_names_used_elsewhere_are_offered_for_a_new_line(tmp_path):
     index.did_open(path, text, "python")
     parts = build_context(path, text, len(text) - 1, index=index, workspace_root=str(tmp_path), budget_tokens=512)
     assert ("app/log.py", "logger") in {(s.path, s.symbol) for s in parts.snippets}
+
+
+def test_a_lagging_tree_still_sees_the_names_typed_since_its_last_parse(tmp_path):
+    """Where the index lets a slow-to-reparse buffer's tree lag (the server does), the names
+    typed since the last parse are read from the text: the context is the one-shot context."""
+    filler = "".join(f"\n\ndef filler_{i}(x):\n    return x + {i}\n" for i in range(20))
+    index = write(tmp_path, {
+        "lib/__init__.py": "",
+        "lib/shapes.py": "class Circle:\n    def area(self, scale: float) -> float:\n        return 3.14 * scale\n",
+        "lib/draw.py": "from .shapes import Circle\n\n\ndef render(n):\n    total = (n\n" + filler,
+    })
+    path = str(tmp_path / "lib/draw.py")
+    text = (tmp_path / "lib/draw.py").read_text()
+    index.did_open(path, text, "python")
+    index.flush()
+    at = text.index("(n\n") + 2
+
+    def edit(start: int, end: int, new: str) -> None:
+        nonlocal text
+        text = text[:start] + new + text[end:]
+        index.did_change(path, [type("Edit", (), {"start": start, "end": end, "text": new})()], text)
+
+    edit(at, at, "2")
+    index.current_tree(path)  # an incremental reparse...
+    index._docs[path].last_parse_ms = 50.0  # ...as slow as one over an unclosed call can be
+    edit(at, at + 1, " + Circle().area(")
+    cursor = at + len(" + Circle().area(")
+    index.pending_lag_s = 1.0
+    lagging = build_context(path, text, cursor, index=index, workspace_root=str(tmp_path))
+    assert index.unparsed(path) == (at, cursor)  # that context was built on the tree as edited
+    index.pending_lag_s = 0.0
+    one_shot = build_context(path, text, cursor, index=index, workspace_root=str(tmp_path))
+    assert index.unparsed(path) is None
+    assert ("lib/shapes.py", "Circle") in {(s.path, s.symbol) for s in one_shot.snippets}
+    assert [(s.path, s.symbol) for s in lagging.snippets] == [(s.path, s.symbol) for s in one_shot.snippets]
