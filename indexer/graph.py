@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import posixpath
 import threading
-from collections import Counter, OrderedDict, defaultdict
-from dataclasses import dataclass, field
+from collections import Counter, OrderedDict, defaultdict, deque
+from dataclasses import dataclass, field, replace
 from math import sqrt
 
 from indexer.definitions import definition_names
@@ -43,6 +43,25 @@ class FileUpdate:
     reindexed: bool
     fingerprint: str
     marked: frozenset[str] = field(default_factory=frozenset)
+
+
+JOURNAL_SIZE = 512
+
+
+def _same_imports(old: FileTags, new: FileTags) -> bool:
+    """Whether two versions of a file import the same things (where the statements sit aside)."""
+    return len(old.imports) == len(new.imports) and all(
+        replace(a, line=0) == replace(b, line=0) for a, b in zip(old.imports, new.imports))
+
+
+def _changed_names(old: FileTags, new: FileTags) -> frozenset[str]:
+    """The names whose lookups a file's change from `old` to `new` can affect: those it defines
+    (before or after: their definitions may have moved), and, when its imports changed, those
+    they bind (lookups follow re-exports through them)."""
+    names = frozenset(definition_names(old.definitions)) | frozenset(definition_names(new.definitions))
+    if not _same_imports(old, new):
+        names |= frozenset(local for tags in (old, new) for imp in tags.imports for local in imp.local_names)
+    return names
 
 
 def _name_counts(tags: FileTags) -> dict[str, int]:
@@ -70,17 +89,36 @@ class SymbolGraph:
         self._unresolved_dirty = False
         self._symbol_count = 0
         self.version = 0
+        self.change_serial = 0  # bumped by every set_file/remove_file, semantic or not
+        self._journal: deque[tuple[int, frozenset[str], frozenset[str] | None]] = deque(maxlen=JOURNAL_SIZE)
         self._edges_version = 0
         self._rank_cache: OrderedDict[str, tuple[int, dict[str, float]]] = OrderedDict()
 
     # ---- updates
+
+    def _record(self, paths: set[str], names: frozenset[str] | None) -> None:
+        """Journal one change: `definitions_of(name, from_path)` answers may differ afterwards
+        for `from_path` in `paths` or `name` in `names` (None: for every name)."""
+        self.change_serial += 1
+        self._journal.append((self.change_serial, frozenset(paths), names))
+
+    def changes_since(self, serial: int) -> list[tuple[frozenset[str], frozenset[str] | None]] | None:
+        """The (paths, names) of each change after `serial` (see `_record`), oldest first; None
+        when the journal no longer reaches back that far (then anything may have changed)."""
+        with self._lock:
+            if serial == self.change_serial:
+                return []
+            if serial > self.change_serial or not self._journal or self._journal[0][0] > serial + 1:
+                return None
+            return [(paths, names) for number, paths, names in self._journal if number > serial]
 
     def set_file(self, path: str, tags: FileTags) -> FileUpdate:
         """Index `tags` as the content of `path`; re-index only if the fingerprint changed."""
         with self._lock:
             old = self._tags.get(path)
             if old is not None and old.fingerprint == tags.fingerprint and old.package == tags.package:
-                self._tags[path] = tags
+                self._tags[path] = tags  # the same names, but positions may have moved
+                self._record(set(), _changed_names(old, tags))
                 return FileUpdate(path, False, tags.fingerprint)
             if old is not None:
                 self._resolve_fresh()  # so that `marked` names every importer
@@ -97,6 +135,12 @@ class SymbolGraph:
             self._stale.update(marked)
             self._invalidate_edges(path, old, tags, previous_edges)
             self.version += 1
+            if old is not None and old.package == tags.package and old.language == tags.language:
+                # module resolution depends on files' paths, packages and languages, not on their
+                # contents: importers resolve as before, and `path` itself only if its imports changed
+                self._record(set() if _same_imports(old, tags) else {path}, _changed_names(old, tags))
+            else:  # a new file, or a moved package, can change how other files' imports resolve
+                self._record({path} | marked, None)
             return FileUpdate(path, True, tags.fingerprint, marked)
 
     def remove_file(self, path: str) -> FileUpdate:
@@ -114,6 +158,7 @@ class SymbolGraph:
             self._invalidate_edges(path, old, None, self._out_edges.get(path))
             self._out_edges.pop(path, None)
             self.version += 1
+            self._record({path} | marked, None)
             return FileUpdate(path, True, "", marked)
 
     def set_go_module(self, module_path: str, directory: str) -> None:
@@ -121,6 +166,7 @@ class SymbolGraph:
         with self._lock:
             self._modules.go_modules[module_path] = directory
             self._unresolved_dirty = True
+            self._record(set(), None)
 
     def resolve_pending(self) -> None:
         """Resolve now what the next query would resolve first: the imports of files added since

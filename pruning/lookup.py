@@ -212,13 +212,41 @@ class IndexLookup:
 
 
 class _GraphMemo:
-    """`definitions_of` answers for one state of one graph: cleared whenever the graph object or
-    its `version` (bumped by every re-index) differs from the state the answers were read from."""
+    """`definitions_of` answers for one graph, kept in step with it through its change journal
+    (`SymbolGraph.changes_since`): a re-indexed file drops only the answers it can change (those
+    for the names it defines or imports, before or after, and those asked from it or from its
+    importers), so typing in one buffer does not empty the memo for every other name. A
+    different graph, or a journal that no longer reaches back, empties it."""
 
     def __init__(self) -> None:
         self.graph: weakref.ref | None = None
-        self.version = -1
+        self.serial = -1
         self.answers: dict[tuple[str, str], list] = {}
+        self.by_name: dict[str, set[tuple[str, str]]] = {}
+        self.by_path: dict[str, set[tuple[str, str]]] = {}
+
+    def sync(self, graph: object) -> None:
+        """Drop what changed in `graph` since the answers were read (all, if unknown)."""
+        current = self.graph() if self.graph is not None else None
+        serial = graph.change_serial  # type: ignore[attr-defined]
+        if current is graph and serial == self.serial:
+            return
+        changes = graph.changes_since(self.serial) if current is graph else None  # type: ignore[attr-defined]
+        if changes is None or any(names is None for _, names in changes):
+            self.answers, self.by_name, self.by_path = {}, {}, {}
+        else:
+            for paths, names in changes:
+                for key_set in [self.by_path.pop(p, ()) for p in paths] + [self.by_name.pop(n, ()) for n in names]:
+                    for key in key_set:
+                        self.answers.pop(key, None)
+        self.graph, self.serial = weakref.ref(graph), serial
+
+    def store(self, key: tuple[str, str], answer: list) -> None:
+        if len(self.answers) >= _MEMO_SIZE:
+            self.answers, self.by_name, self.by_path = {}, {}, {}
+        self.answers[key] = answer
+        self.by_name.setdefault(key[0], set()).add(key)
+        self.by_path.setdefault(key[1], set()).add(key)
 
 
 _MEMO = _GraphMemo()
@@ -227,17 +255,15 @@ _MEMO_SIZE = 8192
 
 
 def _definitions_of(graph: object, name: str, path: str) -> list:
-    version = getattr(graph, "version", None)
     with _MEMO_LOCK:
-        current = _MEMO.graph() if _MEMO.graph is not None else None
-        if current is not graph or _MEMO.version != version or version is None:
-            _MEMO.graph, _MEMO.version, _MEMO.answers = weakref.ref(graph), version, {}
+        _MEMO.sync(graph)
+        serial = _MEMO.serial
         answer = _MEMO.answers.get((name, path))
     if answer is None:
         answer = graph.definitions_of(name, path)  # type: ignore[attr-defined]
         with _MEMO_LOCK:
-            if _MEMO.version == version and len(_MEMO.answers) < _MEMO_SIZE:
-                _MEMO.answers[(name, path)] = answer
+            if _MEMO.serial == serial:  # a change meanwhile is journalled after `serial`
+                _MEMO.store((name, path), answer)
     return answer
 
 
