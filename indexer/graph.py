@@ -90,6 +90,7 @@ class SymbolGraph:
         self._symbol_count = 0
         self.version = 0
         self.change_serial = 0  # bumped by every set_file/remove_file, semantic or not
+        self.layout_version = 0  # bumped when files come or go, or a Go module is declared
         self._journal: deque[tuple[int, frozenset[str], frozenset[str] | None]] = deque(maxlen=JOURNAL_SIZE)
         self._edges_version = 0
         self._rank_cache: OrderedDict[str, tuple[int, dict[str, float]]] = OrderedDict()
@@ -140,6 +141,7 @@ class SymbolGraph:
                 # contents: importers resolve as before, and `path` itself only if its imports changed
                 self._record(set() if _same_imports(old, tags) else {path}, _changed_names(old, tags))
             else:  # a new file, or a moved package, can change how other files' imports resolve
+                self.layout_version += 1
                 self._record({path} | marked, None)
             return FileUpdate(path, True, tags.fingerprint, marked)
 
@@ -158,6 +160,7 @@ class SymbolGraph:
             self._invalidate_edges(path, old, None, self._out_edges.get(path))
             self._out_edges.pop(path, None)
             self.version += 1
+            self.layout_version += 1
             self._record({path} | marked, None)
             return FileUpdate(path, True, "", marked)
 
@@ -166,6 +169,7 @@ class SymbolGraph:
         with self._lock:
             self._modules.go_modules[module_path] = directory
             self._unresolved_dirty = True
+            self.layout_version += 1
             self._record(set(), None)
 
     def resolve_pending(self) -> None:

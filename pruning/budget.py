@@ -18,6 +18,7 @@ Packing invariants:
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -39,12 +40,22 @@ class ApproxTokenizer:
     name = "approx"
 
     def count(self, text: str) -> int:
-        # Memoise only short texts (lines, signatures): a memo keyed by whole file prefixes would
-        # grow by the size of the buffer on every keystroke.
-        return _approx_count_memo(text) if len(text) <= _MEMO_MAX_CHARS else _approx_count(text)
+        # Short texts (lines, signatures) are memoised by themselves; longer ones (skeletons,
+        # windows) by a hash, so the memo stays small however large the texts are.
+        if len(text) <= _MEMO_MAX_CHARS:
+            return _approx_count_memo(text)
+        key = (len(text), hash(text))
+        found = _LONG_COUNTS.get(key)
+        if found is None:
+            found = _LONG_COUNTS[key] = _approx_count(text)
+            if len(_LONG_COUNTS) > _LONG_MEMO_SIZE:
+                _LONG_COUNTS.popitem(last=False)
+        return found
 
 
 _MEMO_MAX_CHARS = 512
+_LONG_MEMO_SIZE = 1024
+_LONG_COUNTS: OrderedDict[tuple[int, int], int] = OrderedDict()
 
 
 @lru_cache(maxsize=8192)

@@ -28,6 +28,7 @@ offered as upgrades that the packer applies with what budget is left.
 from __future__ import annotations
 
 import builtins
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -386,16 +387,12 @@ def _line_text(source: bytes, start: int, end: int) -> str:
     return source[line_start:end].decode("utf-8", "replace")
 
 
+_WORD = re.compile(rb"[A-Za-z0-9_]+")
+
+
 def _words(text: bytes) -> set[str]:
-    word = bytearray()
-    out = set()
-    for byte in text + b" ":
-        if chr(byte).isalnum() or byte == 95:
-            word.append(byte)
-        elif word:
-            out.add(word.decode("ascii", "replace"))
-            word.clear()
-    return out
+    """The ASCII words (letters, digits, underscores) in `text`."""
+    return {word.decode("ascii") for word in _WORD.findall(text)}
 
 
 def _start(definition: object) -> int:

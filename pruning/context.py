@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import os
+from functools import lru_cache
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -172,6 +173,7 @@ def _index_tree(index: Any, path: str, source: bytes) -> tuple[Any, tuple[int, i
     return held[0], index.unparsed(path) if allow_lag else None
 
 
+@lru_cache(maxsize=4096)
 def _display(path: str, root: str | None) -> str:
     """Workspace-relative, '/'-separated path for prompts and reports."""
     if root and os.path.isabs(path):

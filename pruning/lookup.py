@@ -30,6 +30,7 @@ _RENDER_MEMO: OrderedDict[tuple, RenderedSnippet | None] = OrderedDict()
 # text for open buffers), so 1,024 covers the working set; in a 10-minute soak 4,096 entries took
 # ~200 s to fill and ~15 MB.
 _RENDER_MEMO_SIZE = 1024
+_ALIASES: OrderedDict[str, tuple[object, int, dict[str, str]]] = OrderedDict()  # path -> (tags, layout, aliases)
 
 
 @lru_cache(maxsize=256)
@@ -56,6 +57,8 @@ class IndexLookup:
         self._imports: set[str] | None = None
         self._rank: dict[str, float] | None = None
         self._best_rank: float | None = None
+        self._bound: set[str] | None = None
+        self._tagged: dict[str, bytes | None] = {}  # one completion reads each text once
 
     @property
     def available(self) -> bool:
@@ -101,10 +104,15 @@ class IndexLookup:
 
     def module_aliases(self) -> dict[str, str]:
         """Local names this file binds to modules -> the module's last dotted part
-        (`from email import utils` -> utils: utils; `import x.y as z` -> z: y)."""
+        (`from email import utils` -> utils: utils; `import x.y as z` -> z: y). Memoised per
+        file for its graph entry and the workspace's set of files (`SymbolGraph.layout_version`)."""
         tags = self.graph.tags(self.path) if self.graph is not None else None
         if tags is None:
             return {}
+        memo = _ALIASES.get(self.path)
+        layout = self.graph.layout_version  # type: ignore[union-attr]
+        if memo is not None and memo[0] is tags and memo[1] == layout:
+            return memo[2]
         aliases: dict[str, str] = {}
         stems = {module_stem(path) for path in self.imported_files()}
         for imp in tags.imports:
@@ -117,6 +125,10 @@ class IndexLookup:
                 stem = original.rsplit(".", 1)[-1]
                 if stem in stems or self._relative_module_exists(imp.module, original):
                     aliases.setdefault(local, stem)  # `from pkg import module`: a workspace module
+        _ALIASES[self.path] = (tags, layout, aliases)
+        _ALIASES.move_to_end(self.path)
+        while len(_ALIASES) > 64:
+            _ALIASES.popitem(last=False)
         return aliases
 
     def _relative_module_exists(self, module: str, name: str) -> bool:
@@ -133,10 +145,10 @@ class IndexLookup:
         return any(self.graph.tags(stem + suffix) is not None for suffix in (".py", "/__init__.py"))
 
     def _bound_names(self) -> set[str]:
-        tags = self.graph.tags(self.path) if self.graph is not None else None
-        if tags is None:
-            return set()
-        return {local for imp in tags.imports for local in imp.local_names}
+        if self._bound is None:
+            tags = self.graph.tags(self.path) if self.graph is not None else None
+            self._bound = {local for imp in tags.imports for local in imp.local_names} if tags is not None else set()
+        return self._bound
 
     def tagged_source(self) -> bytes | None:
         """The text this file's graph entry was made from, when the index says (an open buffer's
@@ -197,7 +209,9 @@ class IndexLookup:
         return result
 
     def _tagged_source(self, path: str) -> bytes | None:
-        return self.index.tagged_source(path) if self.index is not None else None  # type: ignore[attr-defined]
+        if path not in self._tagged:
+            self._tagged[path] = self.index.tagged_source(path) if self.index is not None else None  # type: ignore[attr-defined]
+        return self._tagged[path]
 
     def _container_header(self, found: Found, source: bytes) -> str:
         container = getattr(found.definition, "container", None)
@@ -288,14 +302,71 @@ def render_definition(source: bytes, language: str, definition: object, form: st
     if indent:
         chunk = b"\n".join(line[len(indent):] if line.startswith(indent) else line for line in chunk.split(b"\n"))
     start_line, end_line = definition.start_line, definition.end_line  # type: ignore[attr-defined]
-    tree = languages.parse(syntax.name, chunk)
-    node = _definition_node(tree.root_node, syntax)
+    node = _definition_node(_parse_chunk(syntax.name, chunk).root_node, syntax)
     if node is None:
         lines = chunk.decode("utf-8", "replace").split("\n")[:3]
         text = "\n".join(lines)
         return RenderedSnippet(_reindent(text, indent, container_header), start_line, end_line, "full")
     snippet = render(node, chunk, syntax, form, members=members, limit=limit)
     return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
+
+
+_CHUNK_TREES: OrderedDict[tuple, object] = OrderedDict()  # (language, len, hash) -> tree
+_CHUNK_LAST: OrderedDict[tuple[str, bytes], tuple[bytes, object]] = OrderedDict()  # (language, first line) -> (text, tree)
+_CHUNK_TREES_SIZE = 32
+
+
+def _parse_chunk(language: str, chunk: bytes) -> object:
+    """The tree of one definition's dedented text. Memoised by the text (a class is rendered
+    again with other members: a skeleton shows those used near the cursor), and otherwise
+    parsed incrementally from the last text with the same first line (the same class in a
+    buffer being edited): a full parse of a large class costs milliseconds. Only the trees of
+    the few definitions in use are kept."""
+    key = (language, len(chunk), xxhash.xxh3_64_intdigest(chunk))
+    tree = _CHUNK_TREES.get(key)
+    if tree is not None:
+        _CHUNK_TREES.move_to_end(key)
+        return tree
+    head = (language, chunk.split(b"\n", 1)[0])
+    last = _CHUNK_LAST.get(head)
+    tree = _reparse(language, last[0], last[1], chunk) if last is not None else languages.parse(language, chunk)
+    for memo, memo_key, value in ((_CHUNK_TREES, key, tree), (_CHUNK_LAST, head, (chunk, tree))):
+        memo[memo_key] = value
+        memo.move_to_end(memo_key)
+        while len(memo) > _CHUNK_TREES_SIZE:
+            memo.popitem(last=False)
+    return tree
+
+
+def _reparse(language: str, old: bytes, old_tree: object, new: bytes) -> object:
+    """Parse `new` reusing `old_tree` (the tree of `old`, left unchanged): the difference is
+    described as one edit between their common prefix and common suffix."""
+    limit = min(len(old), len(new))
+    prefix = _common_length(lambda k: old[:k] == new[:k], limit)
+    suffix = _common_length(lambda k: old[len(old) - k:] == new[len(new) - k:], limit - prefix)
+    old_end, new_end = len(old) - suffix, len(new) - suffix
+    edited = old_tree.copy()  # type: ignore[attr-defined]
+    languages.edit_tree(edited, prefix, old_end, new_end, _point(old, prefix), _point(old, old_end),
+                        _point(new, new_end))
+    return languages.parse(language, new, edited)
+
+
+def _common_length(equal, limit: int) -> int:
+    """The largest k <= limit with equal(k), for a predicate true up to some k (binary search:
+    each probe is one slice comparison)."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if equal(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _point(text: bytes, offset: int) -> tuple[int, int]:
+    """(row, byte column) of `offset` in `text`."""
+    return text.count(b"\n", 0, offset), offset - (text.rfind(b"\n", 0, offset) + 1)
 
 
 def _definition_node(root: object, syntax) -> object | None:
