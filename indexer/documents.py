@@ -11,10 +11,11 @@ Invariants:
   parse in every case.
 - Edit offsets are code-point offsets into the text before that edit; out-of-range offsets are
   clamped, never raised.
-- `tree(allow_lag=True)` may return the tree as edited but not reparsed, when the last
-  incremental reparse was slow (`SLOW_PARSE_MS`: an unclosed bracket, string or comment makes
-  tree-sitter re-run error recovery over the rest of the file at each reparse) and the edits since
-  cover at most `MAX_UNPARSED_BYTES`. Its nodes keep their positions in the current `source`
+- `tree(allow_lag=True)` may return the tree as edited but not reparsed: when the edits since
+  the last parse cover at most `SMALL_UNPARSED_BYTES` (what is typed between two pauses), or at
+  most `MAX_UNPARSED_BYTES` when the last incremental reparse was slow (`SLOW_PARSE_MS`: an
+  unclosed bracket, string or comment makes tree-sitter re-run error recovery over the rest of
+  the file at each reparse). Its nodes keep their positions in the current `source`
   (`tree.edit` shifted them) but do not reflect the text in `unparsed` (a byte range of
   `source` that holds every edit since the last parse).
 """
@@ -31,6 +32,7 @@ from indexer.tags import FileTags
 ENCODING_ERRORS = "surrogatepass"
 SLOW_PARSE_MS = 1.0  # an incremental reparse slower than this may be left off the request path
 MAX_UNPARSED_BYTES = 512  # a lagging tree may miss at most this many bytes of edited text
+SMALL_UNPARSED_BYTES = 64  # ... and may lag by this many however fast reparses are
 
 
 class TextEditLike(Protocol):
@@ -145,8 +147,10 @@ class OpenDocument:
     def lagging(self) -> bool:
         """Whether `tree(allow_lag=True)` would skip the reparse (see the module docstring)."""
         span = self.unparsed
-        return (span is not None and self.last_parse_ms >= SLOW_PARSE_MS
-                and span[1] - span[0] <= MAX_UNPARSED_BYTES)
+        if span is None:
+            return False
+        size = span[1] - span[0]
+        return size <= SMALL_UNPARSED_BYTES or (self.last_parse_ms >= SLOW_PARSE_MS and size <= MAX_UNPARSED_BYTES)
 
     def tree(self, allow_lag: bool = False) -> languages.Tree | None:
         """The current tree (reparsing incrementally if edits are pending); None if unparsed.

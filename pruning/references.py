@@ -83,7 +83,7 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     regions = [(low, high)]
     if innermost is not None and innermost.outer.start_byte < low:  # type: ignore[attr-defined]
         regions.append((innermost.outer.start_byte, innermost.body_start_byte))  # type: ignore[attr-defined]
-    types = local_types(scopes, source)
+    types = local_types(scopes, source, language)
     nodes: dict[int, object] = {}
     for start, end in regions:
         # nodes touching the window's edges count, as a walk with inclusive bounds would find them
@@ -177,7 +177,7 @@ def owner_before(source: bytes, byte: int) -> str | None:
     return source[start:end].decode("ascii", "replace")
 
 
-def local_types(scopes: list[Scope], source: bytes) -> dict[str, tuple[str, ...]]:
+def local_types(scopes: list[Scope], source: bytes, language: str) -> dict[str, tuple[str, ...]]:
     """Declared or constructed types of names in the enclosing function and class members.
 
     `self`/`this` map to the innermost enclosing class; a Go receiver maps to its type.
@@ -188,13 +188,11 @@ def local_types(scopes: list[Scope], source: bytes) -> dict[str, tuple[str, ...]
         types["self"] = types["this"] = (classes[0].name,)
         body = classes[0].node.child_by_field_name("body")  # type: ignore[attr-defined]
         for member in body.named_children if body is not None else ():
-            if _is_constructor(member, source):
-                _add_declarations(member, source, types, max_level=8)
-            elif member.type in _FIELD_MEMBERS:
-                _add_declarations(member, source, types, max_level=2)
+            if _is_constructor(member, source) or member.type in _FIELD_MEMBERS:
+                _add_declarations(member, source, language, types)
     for scope in scopes:
         if scope.kind in ("function", "method"):
-            _add_declarations(scope.node, source, types, max_level=10)
+            _add_declarations(scope.node, source, language, types)
             break
     return types
 
@@ -203,15 +201,15 @@ _DECLARATIONS_MEMO: OrderedDict[tuple, tuple[tuple[str, tuple[str, ...]], ...]] 
 _DECLARATIONS_MEMO_SIZE = 256
 
 
-def _add_declarations(node: object, source: bytes, types: dict[str, tuple[str, ...]], max_level: int) -> None:
+def _add_declarations(node: object, source: bytes, language: str, types: dict[str, tuple[str, ...]]) -> None:
     """Add the (name, types) declarations under `node` that `types` lacks. Memoised by the
     node's type and text: a class's constructor is walked once, not at every keystroke in one of
     its methods (the declarations depend on nothing but that text)."""
     text = node_text(node, source)
-    key = (node.type, max_level, len(text), xxhash.xxh3_64_intdigest(text))  # type: ignore[attr-defined]
+    key = (language, node.type, len(text), xxhash.xxh3_64_intdigest(text))  # type: ignore[attr-defined]
     found = _DECLARATIONS_MEMO.get(key)
     if found is None:
-        found = _declarations(node, source, max_level)
+        found = _declarations(node, source, language)
         _DECLARATIONS_MEMO[key] = found
         if len(_DECLARATIONS_MEMO) > _DECLARATIONS_MEMO_SIZE:
             _DECLARATIONS_MEMO.popitem(last=False)
@@ -233,18 +231,22 @@ def _is_constructor(node: object, source: bytes) -> bool:
     return name is not None and node_text(name, source) in (b"__init__", b"constructor")
 
 
-def _declarations(node: object, source: bytes, max_level: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(name, types) for each typed declaration under `node` down to `max_level`, in the
-    order of a depth-first walk (an earlier one wins when names repeat)."""
+_DECLARATIONS = frozenset({
+    "typed_parameter", "typed_default_parameter", "assignment", "required_parameter", "optional_parameter",
+    "public_field_definition", "variable_declarator", "field_declaration", "local_variable_declaration",
+    "formal_parameter", "parameter_declaration", "constant_declaration", "short_var_declaration",
+})  # the node types `_declared_type` reads
+
+
+def _declarations(node: object, source: bytes, language: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(name, types) for each typed declaration under `node`, in document order (an earlier one
+    wins when names repeat); the declarations are found by one tree-sitter query."""
     found: list[tuple[str, tuple[str, ...]]] = []
-    stack = [(node, 0)]
-    while stack:
-        current, level = stack.pop()
-        declared = _declared_type(current, source)
+    span = (node.start_byte, node.end_byte)  # type: ignore[attr-defined]
+    for declaration in languages.nodes_of_types(language, node, _DECLARATIONS, span):
+        declared = _declared_type(declaration, source)
         if declared is not None and declared[1]:
             found.append(declared)
-        if level < max_level:
-            stack.extend((child, level + 1) for child in current.named_children)  # type: ignore[attr-defined]
     return tuple(found)
 
 

@@ -193,21 +193,23 @@ def test_unparsed_span_holds_every_edit_since_the_last_parse(case):
     assert source[high:] == parsed[len(parsed) - tail:]
 
 
-def test_a_slow_to_reparse_tree_may_lag_for_callers_that_allow_it():
+def test_a_tree_may_lag_a_little_or_while_reparses_are_slow():
     text = "def f(a):\n    return g(a\n\n" + "def h(x):\n    return x\n" * 50  # an unclosed call
     doc = OpenDocument("/w/f.py", text, "python")
     tree = doc.tree()
-    doc.apply(Edit(len("def f(a):\n    return g(a"), len("def f(a):\n    return g(a"), ", b"))
-    assert not doc.lagging()  # the last parse was a first parse (not an incremental one): fast
-    doc.tree()
-    doc.last_parse_ms = 5.0  # as if that incremental reparse had been slow
-    at = len("def f(a):\n    return g(a, b")
-    doc.apply(Edit(at, at, ", c"))
+    at = len("def f(a):\n    return g(a")
+    doc.apply(Edit(at, at, ", b"))  # what is typed between two pauses: the tree may lag
     assert doc.lagging() and doc.unparsed == (at, at + 3)
     parses = doc.parses
     lagging = doc.tree(allow_lag=True)
-    assert doc.parses == parses and doc.dirty  # not reparsed: the tree as edited
+    assert lagging is tree and doc.parses == parses and doc.dirty  # not reparsed: the tree as edited
     assert lagging.root_node.end_byte == len(doc.source)  # positions follow the edit
-    doc.apply(Edit(at, at, "x" * 600))  # too much unparsed text: callers get a reparse
+    at += 3
+    doc.apply(Edit(at, at, "x" * 100))  # more than a pause's worth, with fast reparses: reparsed
+    assert not doc.lagging() and doc.tree(allow_lag=True) is not tree and doc.parses == parses + 1
+    doc.last_parse_ms = 5.0  # as if that incremental reparse had been slow
+    doc.apply(Edit(at, at, "y" * 100))
+    assert doc.lagging()  # slow reparses: up to MAX_UNPARSED_BYTES may lag
+    doc.apply(Edit(at, at, "z" * 600))
     assert not doc.lagging()
-    assert doc.tree(allow_lag=True) is not tree and doc.parses == parses + 1 and doc.unparsed is None
+    assert doc.tree(allow_lag=True) is not None and doc.parses == parses + 2 and doc.unparsed is None
