@@ -25,6 +25,7 @@ from .protocol import ArborProtocol, FastStdioMixin
 from .stats import ServerStats
 
 log = logging.getLogger(__name__)
+WORKING_STATUS_DELAY_S = 0.15  # how long a completion runs before the status says "working"
 
 
 class ArborServer(FastStdioMixin, LanguageServer):
@@ -42,6 +43,8 @@ class ArborServer(FastStdioMixin, LanguageServer):
         self._pipeline_task: asyncio.Future[CompletionPipeline] | None = None
         self._inflight: dict[str, tuple[asyncio.Task, list[str]]] = {}
         self._last_status: dict[str, Any] = {}
+        self._busy = 0  # completions being computed
+        self._busy_handle: asyncio.TimerHandle | None = None
 
     # --- settings and the pipeline -----------------------------------------------------------
     def apply_settings(self, data: Any) -> None:
@@ -139,6 +142,30 @@ class ArborServer(FastStdioMixin, LanguageServer):
             entry[0].cancel()
 
     # --- status notifications ------------------------------------------------------------
+    def status_busy(self) -> None:
+        """A completion started. The status turns "working" only if one is still being computed
+        `WORKING_STATUS_DELAY_S` later: most take a few milliseconds, and an indicator that
+        flickers at every keystroke helps nobody (it also cost two notifications per request)."""
+        self._busy += 1
+        if self._busy_handle is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._busy_handle = loop.call_later(WORKING_STATUS_DELAY_S, self._show_working)
+
+    def status_done(self) -> None:
+        """A completion ended (its own idle or error status is sent by the caller)."""
+        self._busy = max(0, self._busy - 1)
+        if not self._busy and self._busy_handle is not None:
+            self._busy_handle.cancel()
+            self._busy_handle = None
+
+    def _show_working(self) -> None:
+        self._busy_handle = None
+        if self._busy:
+            self.send_status("working")
+
     def send_status(self, state: str, message: str = "") -> None:
         slots = self._pipeline.router.slots if self._pipeline else []
         primary = slots[0] if slots else None

@@ -47,7 +47,7 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         return None
     box = ls.begin_request(uri)
     ls.stats.count("requests")
-    ls.send_status("working")
+    ls.status_busy()
     try:
         pipeline = await ls.get_pipeline()
         result = await pipeline.complete(doc.path, doc.text, offset, language=doc.language_id)
@@ -65,6 +65,7 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         log.warning("completion failed: %s", exc)
         return None
     finally:
+        ls.status_done()
         ls.end_request(uri)
         indexing = getattr(ls, "indexing", None)
         if indexing is not None:

@@ -95,3 +95,22 @@ async def test_each_completion_is_answered_before_the_next_queued_one_starts():
     assert kinds == ["start", "answer", "start", "answer", "start", "answer"]  # not three starts, then three answers
     assert server.protocol.completions_pending == 0
     assert all(b'"items": []' in data for kind, data in events if kind == "answer")
+
+
+async def test_working_status_only_for_completions_that_take_a_while(monkeypatch):
+    from lsp_server import server as server_module
+
+    monkeypatch.setattr(server_module, "WORKING_STATUS_DELAY_S", 0.05)
+    server = create_server()
+    sent: list[str] = []
+    monkeypatch.setattr(server.protocol, "notify", lambda method, params: sent.append(params["state"]))
+    server.status_busy()
+    server.status_done()  # a completion of a few milliseconds: no "working" flicker
+    await asyncio.sleep(0.1)
+    assert sent == []
+    server.status_busy()
+    await asyncio.sleep(0.1)  # still computing after the delay: now it shows
+    assert sent == ["working"]
+    server.status_done()
+    server.send_status("idle")
+    assert sent == ["working", "idle"]
