@@ -18,6 +18,7 @@ import re
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 import tree_sitter as ts
 import xxhash
@@ -198,26 +199,44 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 Chunk = tuple[int, int, tuple]
 
 
+class QueryDependencies(NamedTuple):
+    """What a tags query's captures can depend on (see `captured_types`)."""
+
+    types: frozenset[str]
+    wildcard_parents: frozenset[str]
+    sensitive: frozenset[str]
+    constrained: dict[str, frozenset[str]]  # captured type -> child fields its patterns constrain ("*": any)
+
+
 @lru_cache(maxsize=None)
-def captured_types(lang: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+def captured_types(lang: str) -> QueryDependencies:
     """What the tags query can depend on, read from its text:
     - node types it can capture (a capture names the node pattern closed just before it);
     - types of nodes whose children a wildcard `(_)` pattern can capture;
     - sibling-sensitive types: node patterns constraining two or more children (fields, child
-      patterns, negated fields, anchors), so a capture under one child can depend on another."""
+      patterns, negated fields, anchors), so a capture under one child can depend on another;
+    - for each captured type, the child fields that the patterns capturing it constrain ("*" for
+      a child pattern without a field, or an anchor): only those children's shapes decide
+      whether such a pattern matches."""
     tokens = re.findall(r'"(?:\\.|[^"\\])*"|;[^\n]*|[()\[\]]|@[\w.]+|[\w_]+:|[#\w_.?!-]+', query_source(lang))
     types: set[str] = set()
     wildcard_parents: set[str] = set()
     sensitive: set[str] = set()
-    stack: list[list] = []  # [type or None, child constraints, is_alternation]
-    last: list[tuple[str, str | None]] = []  # what a following capture would capture: (type, parent)
+    constrained: dict[str, set[str]] = {}
+    # [type or None, child constraints, is_alternation, fields constrained, pending field, closed members...]
+    stack: list[list] = []
+    last: list[tuple[str, str | None, frozenset[str]]] = []  # what a following capture would capture
 
     def parent_type() -> str | None:
         return next((entry[0] for entry in reversed(stack) if entry[0] and not entry[2]), None)
 
-    def count_child() -> None:
-        if stack and not stack[-1][2]:
-            stack[-1][1] += 1
+    def count_child(field: str | None = None) -> None:
+        for entry in reversed(stack):  # the node pattern the child belongs to (alternations pass through)
+            if not entry[2]:
+                entry[1] += 1
+                entry[3].add(field or entry[4] or "*")
+                entry[4] = None
+                return
 
     expect_type = False
     for tok in tokens:
@@ -231,37 +250,43 @@ def captured_types(lang: str) -> tuple[frozenset[str], frozenset[str], frozenset
                 continue
         if tok == "(":
             count_child()
-            stack.append([None, 0, False])
+            stack.append([None, 0, False, set(), None])
             expect_type = True
         elif tok == "[":
             count_child()
-            stack.append([None, 0, True])
+            stack.append([None, 0, True, set(), None])
         elif tok == ")":
-            closed, constraints, _ = stack.pop() if stack else (None, 0, False)
+            closed, constraints, _, fields, _ = (stack.pop() if stack else [None, 0, False, set(), None])[:5]
             if closed and constraints >= 2:
                 sensitive.add(closed)
-            last = [(closed, parent_type())] if closed else []
+            last = [(closed, parent_type(), frozenset(fields))] if closed else []
             if closed and stack and stack[-1][2]:
-                stack[-1].append(closed)
+                stack[-1].append((closed, frozenset(fields)))
         elif tok == "]":
-            entry = stack.pop() if stack else [None, 0, True]
+            entry = stack.pop() if stack else [None, 0, True, set(), None]
             parent = parent_type()
-            last = [(t, parent) for t in entry[3:]]
+            last = [(t, parent, fields) for t, fields in entry[5:]]
         elif tok.startswith("@"):
-            for node_type, parent in last:
+            for node_type, parent, fields in last:
                 if node_type == "_":
                     if parent:
                         wildcard_parents.add(parent)
                 else:
                     types.add(node_type)
+                    constrained.setdefault(node_type, set()).update(fields)
         else:
-            if tok == "." or tok.startswith("!"):
-                count_child()
+            if tok.endswith(":") and stack:
+                stack[-1][4] = tok[:-1]  # the field of the child pattern that follows
+            elif tok == ".":
+                count_child("*")
+            elif tok.startswith("!"):
+                count_child(tok[1:])
             last = []
-    return frozenset(types), frozenset(wildcard_parents), frozenset(sensitive)
+    return QueryDependencies(frozenset(types), frozenset(wildcard_parents), frozenset(sensitive),
+                             {t: frozenset(f) for t, f in constrained.items()})
 
 
-SPLIT_SHAPE_DEPTH = 2  # levels of a split child's shape in its parent's signature (tags patterns nest ~3 deep)
+SPLIT_SHAPE_DEPTH = 2  # levels of a split child's shape in its parent's signature (patterns nest ~3 deep)
 
 
 def _shape(node, depth: int) -> tuple:
@@ -286,12 +311,12 @@ def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[lis
     equal captures. No boundary falls
     between two word characters. Only split nodes the query could capture are listed, each with
     a signature: its type, ancestors, and the (field, type, text hash of unsplit children, or
-    the shape `SPLIT_SHAPE_DEPTH` levels down of split ones) of its children, so equal
-    signatures give equal captures on the node.
+    the shape `SPLIT_SHAPE_DEPTH` levels down of split ones that a pattern capturing the node
+    looks into) of its children, so equal signatures give equal captures on the node.
     """
     root = tree.root_node
     size = len(source)
-    types, wildcard_parents, sensitive = captured_types(_QUERY_FILE[lang])
+    types, wildcard_parents, sensitive, constrained = captured_types(_QUERY_FILE[lang])
     if size <= max_bytes or root.child_count == 0:
         return [(0, size, (root.type, str(root) if root.has_error else None))], []
     leaves: list[Chunk] = []
@@ -318,8 +343,10 @@ def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[lis
                     leaves.append((pos, start, (chain, tuple(signature))))
                 child_capturable = child.type in types or node.type in wildcard_parents
                 visit(child, start, end, (chain + (child.type,))[-4:], child_capturable)
-                if capturable:  # whether a pattern matches can depend on the split child's shape
-                    node_signature.append((field, child.type, _shape(child, SPLIT_SHAPE_DEPTH)))
+                if capturable:  # a pattern capturing `node` may look into this child: its shape counts
+                    patterns_look = constrained.get(node.type, ())
+                    looked_into = node.type in wildcard_parents or "*" in patterns_look or field in patterns_look
+                    node_signature.append((field, child.type, _shape(child, SPLIT_SHAPE_DEPTH) if looked_into else None))
                 pos, signature = end, []
                 continue
             # error recovery can parse equal text differently: then the shape is part of the key

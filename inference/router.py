@@ -114,7 +114,8 @@ class Router:
                 slot.breaker.record_success()
                 slot.last_error = ""
                 if self.cache is not None:
-                    self.cache.store(request, prompt, model_id, template.name, text)
+                    self.cache.store(request, prompt, model_id, template.name, text,
+                                     write_behind=asyncio.get_running_loop().call_soon)
                 return CompletionResult(text, backend=slot.spec.name, cache="miss", prompt=prompt,
                                         latency_ms={"backend": _ms(sent)})
             slot.breaker.record_failure()

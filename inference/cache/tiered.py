@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from ..api import CompletionRequest
 from .disk import DiskTier
@@ -145,8 +147,12 @@ class CompletionCache:
 
     # --- stores ------------------------------------------------------------------------------
 
-    def store(self, request: CompletionRequest, prompt: str, model_id: str, template: str, text: str) -> None:
-        """Remember the model's `text` for this prompt (the whole answer, before display trimming)."""
+    def store(self, request: CompletionRequest, prompt: str, model_id: str, template: str, text: str, *,
+              write_behind: Callable[[Callable[[], None]], object] | None = None) -> None:
+        """Remember the model's `text` for this prompt (the whole answer, before display trimming).
+        The memory tiers are written at once; the disk and shared tiers (an SQLite transaction, a
+        Redis round trip) through `write_behind` when given (the router passes the event loop's
+        `call_soon`, so they are written after the answer has gone out)."""
         if not self.enabled or not text:
             return
         deps = foreign_dependencies(request, self.workspace_root)
@@ -157,17 +163,23 @@ class CompletionCache:
             self.typing.note_model_text(request, deps, text, final=True)
         key = exact_key(request, prompt, model_id, template, deps)
         self.exact.put(key, text, deps)
-        if self.disk is not None:
-            self.disk.put(key, text, deps)
         skey = semantic_cache_key(request, model_id, template, deps) if self.semantic is not None else None
         if skey is not None:
             self.semantic.put(skey, text, request.prefix, deps)
+        writes: list[Callable[[], None]] = []
+        if self.disk is not None:
+            writes.append(partial(self.disk.put, key, text, deps))
         if self.shared is not None:
             items = [(KIND_EXACT, key, text)]
             relative = relative_form(text, cursor_indent(request.prefix)) if skey is not None else None
             if relative is not None:
                 items.append((KIND_SEMANTIC, skey, relative))
-            self.shared.put(items)
+            writes.append(partial(self.shared.put, items))
+        if writes:
+            if write_behind is None:
+                _run_all(writes)
+            else:
+                write_behind(partial(_run_all, writes))
 
     def note_shown(self, request: CompletionRequest, text: str) -> None:
         """The text now on screen for `request` (after post-processing): typing-through's source."""
@@ -228,3 +240,8 @@ class CompletionCache:
             self.disk.close()
         if self.shared is not None:
             self.shared.close()
+
+
+def _run_all(writes: list[Callable[[], None]]) -> None:
+    for write in writes:
+        write()  # each tier catches and counts its own failures

@@ -95,3 +95,18 @@ async def test_pipeline_serves_typing_through_and_semantic_hits_without_the_back
     assert backend.calls == 1
     stats = cache.stats()
     assert stats["hitsByTier"]["typing"] == 1 and stats["hitsByTier"]["semantic"] == 1
+
+
+async def test_disk_writes_happen_after_the_answer(tmp_path):
+    """The memory tiers know the answer at once; the disk tier's SQLite write runs once the
+    router's caller has had the answer (the next event-loop step), and it does land."""
+    cache = CompletionCache(CacheSettings(disk_dir=str(tmp_path / "cache")))
+    try:
+        router = router_with(ScriptedBackend(["return ", "a + b"]), cache)
+        result = await router.complete(req("def add(a, b):\n    "))
+        assert result.text == "return a + b"
+        assert cache.disk.stats.stores == 0  # not on the request's path
+        await asyncio.sleep(0)
+        assert cache.disk.stats.stores == 1
+    finally:
+        cache.close()

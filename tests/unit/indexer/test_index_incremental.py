@@ -213,3 +213,12 @@ def test_a_tree_may_lag_a_little_or_while_reparses_are_slow():
     doc.apply(Edit(at, at, "z" * 600))
     assert not doc.lagging()
     assert doc.tree(allow_lag=True) is not None and doc.parses == parses + 2 and doc.unparsed is None
+
+
+def test_the_query_says_which_children_its_captures_look_into():
+    from indexer.languages import _QUERY_FILE, captured_types
+
+    c = captured_types(_QUERY_FILE["c"])
+    assert "declarator" in c.constrained["declaration"]  # `(declaration declarator: (init_declarator ...))`
+    python = captured_types(_QUERY_FILE["python"])
+    assert python.constrained["class_definition"] == frozenset({"name"})  # a class body's shape never counts
