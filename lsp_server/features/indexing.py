@@ -76,6 +76,7 @@ class IndexingService:
         self._soon_handle: asyncio.Handle | None = None
         self._prepare: set[str] = set()
         self._reparse: set[str] = set()  # buffers just completed, whose trees may lag their text
+        self._prepare_next: set[str] = set()  # completed buffers just re-indexed: prepare them next
         self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
         self._soon_since: float | None = None
 
@@ -87,7 +88,7 @@ class IndexingService:
         self._schedule_flush()
 
     def did_close(self, path: str) -> None:
-        for pending in (self._completed, self._prepare, self._reparse):
+        for pending in (self._completed, self._prepare, self._reparse, self._prepare_next):
             pending.discard(normalize_path(path))
 
     def _schedule_flush(self) -> None:
@@ -121,12 +122,12 @@ class IndexingService:
         self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
 
     def _flush_soon(self) -> None:
-        """One step of the after-completion flush: one buffer is re-indexed (and its next context
-        prepared) per step, so a request that arrives meanwhile waits for one buffer at most.
-        Only buffers whose entry lags by `REINDEX_LAG_S` are re-indexed: while someone types,
-        re-indexing after every answer would cost a whole-file re-tag per pause, and with several
-        documents that work would queue in front of the next requests. Before that, the trees
-        of the buffers just completed are reparsed (one per step)."""
+        """One step of the after-completion flush. Each step does one piece of work: reparse one
+        buffer just completed, prepare one buffer's next context, or re-index one buffer; so a
+        message that arrives meanwhile waits for one piece at most. Only buffers whose entry lags
+        by `REINDEX_LAG_S` are re-indexed: while someone types, re-indexing after every answer
+        would cost a whole-file re-tag per pause, and with several documents that work would
+        queue in front of the next requests."""
         self._soon_handle = None
         loop = asyncio.get_running_loop()
         waited = time.monotonic() - self._soon_since if self._soon_since is not None else 0.0
@@ -134,17 +135,24 @@ class IndexingService:
             # other completions are being answered (a burst): re-indexing now would delay them
             self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
             return
+        if self._step():
+            self._soon_handle = loop.call_soon(self._flush_soon)
+        else:
+            self._soon_since = None
+
+    def _step(self) -> bool:
+        """Do the next piece of after-completion work; False when there is none left."""
         while self._reparse:
-            # first bring the completed buffers' trees up to date (the next request in them then
-            # reparses only what is typed meanwhile, or uses the tree as it is if reparses are slow)
+            # the trees of the buffers just completed first (the next request in one then finds
+            # its tree one pause behind, and reads what was typed since from the text)
             lagging = self._reparse.pop()
             if self.index.tree_lags(lagging):
-                try:
-                    self.index.current_tree(lagging)
-                except Exception:
-                    log.exception("index: reparsing %s after a completion failed", lagging)
-                self._soon_handle = loop.call_soon(self._flush_soon)
-                return
+                self._guarded("reparsing", lagging, self.index.current_tree, lagging)
+                return True
+        if self._prepare_next:
+            target = self._prepare_next.pop()
+            self._guarded("preparing the next context of", target, prepare_context, self.index, target)
+            return True
         pending = self.index.pending
         due = {path for path in pending if self.index.lag_s(path) >= REINDEX_LAG_S}
         # buffers whose entries are young wait for a later answer or the idle flush
@@ -152,30 +160,34 @@ class IndexingService:
         # the buffers just completed first, then whatever else is due; a completed buffer whose
         # entry is current only has its next context prepared (a memo hit unless it changed)
         ordered = sorted(due & self._prepare) + sorted(due - self._prepare)
-        target = ordered[0] if ordered else min(self._prepare, default=None)
-        if target is not None:
+        if ordered:
+            target = ordered[0]
             self._prepare.discard(target)
-            try:
-                self._reindex(target)
-            except Exception:
-                log.exception("index: re-indexing %s after a completion failed", target)
-        if self._prepare or len(ordered) > 1:
-            self._soon_handle = loop.call_soon(self._flush_soon)
-        else:
-            self._soon_since = None
-
-    def _reindex(self, path: str | None) -> None:
-        """Flush `path` (None: every pending buffer), then prepare the next context of each
-        re-indexed buffer that has been completed before, so no preparation goes stale."""
-        self.index.flush(path)
-        for target in sorted(self._completed) if path is None else [path]:
+            self._guarded("re-indexing", target, self.index.flush, target)
             if target in self._completed:
-                prepare_context(self.index, target)
+                self._prepare_next.add(target)  # its own step
+            return True
+        if self._prepare:
+            target = self._prepare.pop()
+            self._guarded("preparing the next context of", target, prepare_context, self.index, target)
+            return bool(self._prepare)
+        return False
+
+    @staticmethod
+    def _guarded(what: str, path: str, func, *args) -> None:
+        try:
+            func(*args)
+        except Exception:
+            log.exception("index: %s %s after a completion failed", what, path)
 
     def _flush(self) -> None:
+        """The idle flush: re-index every edited buffer, then prepare the next context of each
+        buffer that has been completed before, so no preparation goes stale."""
         self._idle_handle = None
         try:
-            self._reindex(None)
+            self.index.flush()
+            for target in sorted(self._completed):
+                prepare_context(self.index, target)
         except Exception:
             log.exception("index: flushing edited buffers failed")
 
