@@ -32,7 +32,7 @@ from indexer.resolve import ModuleIndex, resolve_import
 from indexer.tags import Definition, FileTags
 
 MAX_DEFINING_FILES = 12  # names defined in more files than this carry no reference edges
-_SAME_PACKAGE_LANGS = frozenset({"go", "java"})
+SAME_PACKAGE_LANGS = frozenset({"go", "java"})  # a file sees its directory's definitions without imports
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,7 +373,7 @@ class SymbolGraph:
                 for targets in resolved:
                     for target in targets:
                         add_from(target, name)
-                if tags.language in _SAME_PACKAGE_LANGS:
+                if tags.language in SAME_PACKAGE_LANGS:
                     directory = posixpath.dirname(from_path)
                     for sibling in sorted(self._modules.by_dir.get(directory, ())):
                         if self._tags[sibling].language == tags.language:

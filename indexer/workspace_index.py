@@ -33,7 +33,7 @@ from pathlib import Path
 
 from indexer import languages
 from indexer.documents import OpenDocument, TextEditLike
-from indexer.graph import FileUpdate, SymbolGraph
+from indexer.graph import SAME_PACKAGE_LANGS, FileUpdate, SymbolGraph
 from indexer.scan import (
     MIN_PARALLEL_FILES, DiskFile, Prepared, collect_candidates, index_candidates, read_disk_file,
     resolve_workers,
@@ -350,8 +350,8 @@ class WorkspaceIndex:
 
     def graph_for(self, path: str, max_lag_s: float | None = None) -> SymbolGraph:
         """The graph as a completion in `path` needs it. Pending buffers that can matter to `path`
-        are flushed first: those it imports (up to three hops) and those in its directory (Go and
-        Java packages). `path`'s own entry (its definitions near the cursor come from its fresh
+        are flushed first: those it imports (up to three hops) and, for Go and Java, those in its
+        directory (one package). `path`'s own entry (its definitions near the cursor come from its fresh
         tree) and unrelated buffers may lag their latest edits until the next flush, but by no
         more than `max_lag_s` (default `pending_lag_s`: 0, i.e. everything is flushed, unless the
         owner promises to flush soon after, as the server does after each answer).
@@ -366,9 +366,8 @@ class WorkspaceIndex:
         overdue = {p for p, since in pending.items() if now - since >= max_lag_s or self._never_tagged(p)}
         others = set(pending) - {path} - overdue
         if others:
-            related = self._import_closure(path, hops=3)
-            directory = posixpath.dirname(path)
-            overdue |= {p for p in others if p in related or posixpath.dirname(p) == directory}
+            matters = self._matters_to(path)
+            overdue |= {p for p in others if matters(p)}
         for target in sorted(overdue):
             self.flush(target)
         return self._graph
@@ -379,6 +378,18 @@ class WorkspaceIndex:
         doc = self._docs.get(path)
         return self._graph.tags(path) is None or (doc is not None and doc.language is not None
                                                    and doc.tagged_source is None)
+
+    def _matters_to(self, to: str) -> Callable[[str], bool]:
+        """A test of whether a file's entry can change a completion in `to`: `to` imports it (up
+        to three hops), or both are Go or Java files of one directory (one package)."""
+        related = self._import_closure(to, hops=3)
+        package = posixpath.dirname(to) if languages.language_for_path(to) in SAME_PACKAGE_LANGS else None
+        return lambda path: path in related or posixpath.dirname(path) == package
+
+    def matters_to_other_buffers(self, path: str) -> bool:
+        """Whether a completion in another open buffer would flush `path` first (`graph_for`)."""
+        path = normalize_path(path)
+        return any(other != path and self._matters_to(other)(path) for other in list(self._docs))
 
     def _import_closure(self, path: str, hops: int) -> set[str]:
         """Files `path` imports, directly or through up to `hops` files."""

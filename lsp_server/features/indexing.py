@@ -125,9 +125,9 @@ class IndexingService:
         """One step of the after-completion flush. Each step does one piece of work: reparse one
         buffer just completed, prepare one buffer's next context, or re-index one buffer; so a
         message that arrives meanwhile waits for one piece at most. Only buffers whose entry lags
-        by `REINDEX_LAG_S` are re-indexed: while someone types, re-indexing after every answer
-        would cost a whole-file re-tag per pause, and with several documents that work would
-        queue in front of the next requests."""
+        by `REINDEX_LAG_S`, or that other open buffers import, are re-indexed: while someone
+        types, re-indexing after every answer would cost a whole-file re-tag per pause, and with
+        several documents that work would queue in front of the next requests."""
         self._soon_handle = None
         loop = asyncio.get_running_loop()
         waited = time.monotonic() - self._soon_since if self._soon_since is not None else 0.0
@@ -154,7 +154,10 @@ class IndexingService:
             self._guarded("preparing the next context of", target, prepare_context, self.index, target)
             return True
         pending = self.index.pending
-        due = {path for path in pending if self.index.lag_s(path) >= REINDEX_LAG_S}
+        # a buffer that other open buffers import is due at once: a completion in one of them
+        # would otherwise re-index it first, on its own request's path
+        due = {path for path in pending
+               if self.index.lag_s(path) >= REINDEX_LAG_S or self.index.matters_to_other_buffers(path)}
         # buffers whose entries are young wait for a later answer or the idle flush
         self._prepare -= pending - due
         # the buffers just completed first, then whatever else is due; a completed buffer whose

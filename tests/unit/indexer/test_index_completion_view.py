@@ -122,10 +122,35 @@ def test_without_a_lag_every_pending_buffer_is_flushed(workspace):
     assert "shown" in {d.name for d in graph.tags(user).definitions}
 
 
-def test_a_buffer_in_the_same_directory_is_flushed(workspace):
+def test_a_python_neighbour_that_is_not_imported_may_lag(workspace):
     index, paths = workspace
     sibling = paths["pkg/sibling.py"]
     rename(index, sibling, OTHER, "unrelated", "renamed")
-    index.graph_for(paths["pkg/other.py"])  # not imported, but a neighbour (Go/Java packages)
-    assert sibling not in index.pending
-    assert names(index, sibling) == {"renamed"}
+    index.graph_for(paths["pkg/other.py"])  # same directory, but Python sees it only through imports
+    assert sibling in index.pending
+    assert not index.matters_to_other_buffers(sibling)
+    assert index.matters_to_other_buffers(paths["lib.py"])  # user.py imports it
+
+
+def test_a_go_file_of_the_same_package_is_flushed(tmp_path):
+    (tmp_path / "shapes").mkdir()
+    circle = "package shapes\n\nfunc Area(r float64) float64 { return 3.14 * r * r }\n"
+    user = "package shapes\n\nfunc Twice(r float64) float64 { return 2 * Area(r) }\n"
+    (tmp_path / "shapes/circle.go").write_text(circle)
+    (tmp_path / "shapes/user.go").write_text(user)
+    index = WorkspaceIndex(snapshot=False)
+    index.pending_lag_s = 1.0
+    try:
+        index.scan([str(tmp_path)])
+        root = str(tmp_path).replace("\\", "/")
+        circle_path, user_path = f"{root}/shapes/circle.go", f"{root}/shapes/user.go"
+        index.did_open(circle_path, circle, "go")
+        index.did_open(user_path, user, "go")
+        index.flush()
+        rename(index, circle_path, circle, "Area", "Surface")
+        assert index.matters_to_other_buffers(circle_path)
+        index.graph_for(user_path)  # one package: user.go sees Surface without an import
+        assert circle_path not in index.pending
+        assert names(index, circle_path) == {"Surface"}
+    finally:
+        index.close()

@@ -72,3 +72,28 @@ async def test_flush_soon_leaves_a_young_edit_to_a_later_answer(tmp_path):
         assert index.tagged_source(path) == new_text.encode()
     finally:
         service.close()
+
+
+async def test_a_buffer_another_open_buffer_imports_is_reindexed_after_an_answer_at_once(tmp_path):
+    """Otherwise the next completion in the importing buffer would re-index it on its path."""
+    (tmp_path / "lib.py").write_text("def area(r):\n    return r\n")
+    (tmp_path / "user.py").write_text("from lib import area\n\narea(2)\n")
+    settings = Settings()
+    settings.index.snapshot = False
+    service = IndexingService(SimpleNamespace(settings=settings))
+    try:
+        index = service.index
+        index.scan([str(tmp_path)])
+        lib, user = str(tmp_path / "lib.py"), str(tmp_path / "user.py")
+        lib_text = "def area(r):\n    return r\n"
+        index.did_open(lib, lib_text, "python")
+        index.did_open(user, "from lib import area\n\narea(2)\n", "python")
+        index.flush()
+        index.did_change(lib, [Edit(len(lib_text), len(lib_text), "\ndef volume(r):\n    return r\n")],
+                         lib_text + "\ndef volume(r):\n    return r\n")
+        service.flush_soon(lib)
+        await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
+        assert lib not in index.pending  # young, but user.py imports it
+        assert "volume" in {d.name for d in index.graph.tags(lib).definitions}
+    finally:
+        service.close()
