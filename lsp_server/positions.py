@@ -26,9 +26,23 @@ class TextEdit:
     text: str
 
 
+_last_line_start: tuple[str, int, int] | None = None  # (text, line, offset) of the last lookup
+
+
 def line_start(text: str, line: int) -> int:
     """Offset of the first character of `line` (0-based); raises PositionError past the last line.
-    For "\n"-only text (the common case) the scan runs in C (`str.split` with a limit)."""
+    For "\n"-only text (the common case) the scan runs in C (`str.split` with a limit); the last
+    answer is kept, so a range's start and end on one line cost one scan."""
+    global _last_line_start
+    last = _last_line_start
+    if last is not None and last[0] is text and last[1] == line:
+        return last[2]
+    offset = _line_start(text, line)
+    _last_line_start = (text, line, offset)
+    return offset
+
+
+def _line_start(text: str, line: int) -> int:
     if line < 0:
         raise PositionError(f"negative line {line}")
     if "\r" not in text:
