@@ -91,6 +91,7 @@ class SymbolGraph:
         self.version = 0
         self.change_serial = 0  # bumped by every set_file/remove_file, semantic or not
         self.layout_version = 0  # bumped when files come or go, or a Go module is declared
+        self._positions: dict[str, tuple[FileTags, dict[str, tuple[int, ...]]]] = {}  # see _name_positions
         self._journal: deque[tuple[int, frozenset[str], frozenset[str] | None]] = deque(maxlen=JOURNAL_SIZE)
         self._edges_version = 0
         self._rank_cache: OrderedDict[str, tuple[int, dict[str, float]]] = OrderedDict()
@@ -149,6 +150,7 @@ class SymbolGraph:
         """Forget `path`; its importers are marked for re-resolution."""
         with self._lock:
             old = self._tags.pop(path, None)
+            self._positions.pop(path, None)
             if old is None:
                 return FileUpdate(path, False, "")
             self._resolve_fresh()
@@ -353,13 +355,14 @@ class SymbolGraph:
 
             def add_from(path: str, wanted: str) -> bool:
                 tags = self._tags.get(path)
-                found = False
-                if tags is not None and wanted in definition_names(tags.definitions):
-                    for d in tags.definitions:
-                        if d.name == wanted:
-                            out.setdefault((path, d.start_byte), (path, d))
-                            found = True
-                return found
+                positions = self._name_positions(path, tags).get(wanted) if tags is not None else None
+                if not positions:
+                    return False
+                definitions = tags.definitions
+                for i in positions:
+                    d = definitions[i]
+                    out.setdefault((path, d.start_byte), (path, d))
+                return True
 
             add_from(from_path, name)
             tags = self._tags.get(from_path)
@@ -385,6 +388,20 @@ class SymbolGraph:
             for path in rest:
                 add_from(path, name)
             return list(out.values())
+
+    def _name_positions(self, path: str, tags: FileTags) -> dict[str, tuple[int, ...]]:
+        """Where each name sits in `tags.definitions` (the entry of `path`), kept while that entry
+        stands; read from the names alone, so a lazy `Definitions` is materialised only when a
+        lookup matches one of its names."""
+        cached = self._positions.get(path)
+        if cached is not None and cached[0] is tags:
+            return cached[1]
+        positions: dict[str, list[int]] = {}
+        for i, name in enumerate(definition_names(tags.definitions)):
+            positions.setdefault(name, []).append(i)
+        found = {name: tuple(where) for name, where in positions.items()}
+        self._positions[path] = (tags, found)
+        return found
 
     def _follow(self, path: str, name: str, add_from, hops: int) -> None:
         """Add `name`'s definitions in `path`, or follow `path`'s import of `name` (re-exports)."""
