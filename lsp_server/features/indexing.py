@@ -20,6 +20,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +53,18 @@ WATCHER_ID = "arbor-index-watched-files"
 _tokens = count(1)
 
 
+def freeze_heap() -> None:
+    """Move everything alive after the first workspace scan (modules, the index) out of the
+    garbage collector's reach (`gc.freeze`): a full collection otherwise walks the whole index,
+    tens of milliseconds that land on whichever request is running. Objects made later are
+    collected as usual; these stay until they are freed by reference counting."""
+    started = time.perf_counter()
+    gc.collect()
+    gc.freeze()
+    log.info("index: %d objects moved out of the collector's reach in %.0f ms", gc.get_freeze_count(),
+             (time.perf_counter() - started) * 1000)
+
+
 def scan_options(settings: IndexSettings) -> ScanOptions:
     return ScanOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
                        max_file_bytes=settings.max_file_bytes, workers=settings.workers)
@@ -79,6 +92,7 @@ class IndexingService:
         self._prepare_next: set[str] = set()  # completed buffers just re-indexed: prepare them next
         self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
         self._soon_since: float | None = None
+        self._heap_frozen = False
 
     # ---- document listener: flush after a pause in typing
     def did_open(self, path: str, text: str, language_id: str) -> None:
@@ -251,6 +265,9 @@ class IndexingService:
                  report.files, report.symbols, report.seconds, report.parsed, report.from_snapshot,
                  len(report.skipped))
         progress.close(f"Indexed {report.files} files ({report.symbols} symbols) in {report.seconds:.1f}s")
+        if not self._heap_frozen:
+            self._heap_frozen = True
+            freeze_heap()
 
     def settings_changed(self) -> None:
         """Apply new `index.*` settings: rescan with the new file selection if it changed."""
