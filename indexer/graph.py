@@ -45,7 +45,7 @@ class FileUpdate:
     marked: frozenset[str] = field(default_factory=frozenset)
 
 
-JOURNAL_SIZE = 512
+JOURNAL_SIZE = 64  # a memo syncs at every completion, so a few changes back is plenty
 
 
 def _same_imports(old: FileTags, new: FileTags) -> bool:

@@ -311,30 +311,25 @@ def render_definition(source: bytes, language: str, definition: object, form: st
     return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
 
 
-_CHUNK_TREES: OrderedDict[tuple, object] = OrderedDict()  # (language, len, hash) -> tree
-_CHUNK_LAST: OrderedDict[tuple[str, bytes], tuple[bytes, object]] = OrderedDict()  # (language, first line) -> (text, tree)
-_CHUNK_TREES_SIZE = 32
+_CHUNK_TREES: OrderedDict[tuple[str, bytes], tuple[bytes, object]] = OrderedDict()  # (language, first line) -> (text, tree)
+_CHUNK_TREES_SIZE = 16  # trees of large classes take megabytes: keep those of the definitions in use
 
 
 def _parse_chunk(language: str, chunk: bytes) -> object:
-    """The tree of one definition's dedented text. Memoised by the text (a class is rendered
-    again with other members: a skeleton shows those used near the cursor), and otherwise
-    parsed incrementally from the last text with the same first line (the same class in a
-    buffer being edited): a full parse of a large class costs milliseconds. Only the trees of
-    the few definitions in use are kept."""
-    key = (language, len(chunk), xxhash.xxh3_64_intdigest(chunk))
-    tree = _CHUNK_TREES.get(key)
-    if tree is not None:
-        _CHUNK_TREES.move_to_end(key)
-        return tree
+    """The tree of one definition's dedented text, kept per first line (a class, say): the same
+    text again (a skeleton rendered with other members, which one shows depends on the names
+    near the cursor) reuses the tree, and a changed text (its buffer was re-indexed) is parsed
+    incrementally from the last one. A full parse of a large class costs milliseconds."""
     head = (language, chunk.split(b"\n", 1)[0])
-    last = _CHUNK_LAST.get(head)
+    last = _CHUNK_TREES.get(head)
+    if last is not None and last[0] == chunk:
+        _CHUNK_TREES.move_to_end(head)
+        return last[1]
     tree = _reparse(language, last[0], last[1], chunk) if last is not None else languages.parse(language, chunk)
-    for memo, memo_key, value in ((_CHUNK_TREES, key, tree), (_CHUNK_LAST, head, (chunk, tree))):
-        memo[memo_key] = value
-        memo.move_to_end(memo_key)
-        while len(memo) > _CHUNK_TREES_SIZE:
-            memo.popitem(last=False)
+    _CHUNK_TREES[head] = (chunk, tree)
+    _CHUNK_TREES.move_to_end(head)
+    while len(_CHUNK_TREES) > _CHUNK_TREES_SIZE:
+        _CHUNK_TREES.popitem(last=False)
     return tree
 
 

@@ -55,7 +55,7 @@ def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: b
 
 
 _SIGNATURES: OrderedDict[tuple, str] = OrderedDict()
-_SIGNATURES_SIZE = 4096
+_SIGNATURES_SIZE = 1024
 
 
 def signature(node: object, source: bytes, syntax: Syntax) -> str:
