@@ -42,13 +42,19 @@ class ApproxTokenizer:
 
     def count(self, text: str) -> int:
         # Short texts (lines, signatures) are memoised by themselves; longer ones (skeletons,
-        # windows) by a hash, so the memo stays small however large the texts are.
+        # windows) by a hash, so the memo stays small however large the texts are, and a new
+        # long text is counted line by line (no piece spans a newline, so the counts add up,
+        # and most of its lines were counted before: a skeleton shows other members, a
+        # signature being typed keeps its first lines).
         if len(text) <= _MEMO_MAX_CHARS:
             return _approx_count_memo(text)
         key = (len(text), hash(text))
         found = _LONG_COUNTS.get(key)
         if found is None:
-            found = _LONG_COUNTS[key] = _approx_count(text)
+            lines = text.split("\n")
+            found = len(lines) - 1 + sum(_approx_count_memo(line) if len(line) <= _MEMO_MAX_CHARS
+                                         else _approx_count(line) for line in lines)
+            _LONG_COUNTS[key] = found
             if len(_LONG_COUNTS) > _LONG_MEMO_SIZE:
                 _LONG_COUNTS.popitem(last=False)
         return found
