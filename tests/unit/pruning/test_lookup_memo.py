@@ -64,3 +64,20 @@ def test_an_unknown_history_empties_the_memo(tmp_path):
     other, _ = workspace(tmp_path / ".." / tmp_path.name)  # another graph object
     lookup._definitions_of(other.graph, "alpha", paths["main.py"])
     assert lookup._definitions_of(index.graph, "alpha", paths["main.py"]) is not first
+
+
+def test_a_changed_definition_reparsed_from_its_last_tree_renders_as_a_fresh_parse():
+    from indexer.tags import Definition
+
+    def render(text: str) -> str:
+        source = text.encode()
+        definition = Definition("Shape", "class", 0, text.count("\n"), 0, len(source), 0, 6, None)
+        return lookup.render_definition(source, "python", definition, "skeleton").text
+
+    before = "class Shape:\n    def area(self):\n        return 0\n"
+    after = "class Shape:\n    def area(self):\n        return 0\n\n    def perimeter(self, scale):\n        return 1\n"
+    render(before)  # leaves this class's tree to reparse from
+    incremental = render(after)
+    lookup._CHUNK_TREES.clear()
+    assert incremental == render(after)  # as from a full parse
+    assert "def perimeter(self, scale):" in incremental
