@@ -95,3 +95,15 @@ def test_budget_shares_validate_and_split():
         pass
     else:
         raise AssertionError("shares over 1 must be rejected")
+
+
+_CODE_CHARS = st.sampled_from(list("abcXYZ_09 \t\n\r.,()[]{}:=+\"'é→😀") + ["self", "deadbeefcafe", "    "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_CODE_CHARS, min_size=120, max_size=900))
+def test_long_texts_count_line_by_line_as_a_whole(pieces):
+    from pruning import budget
+
+    text = "".join(pieces)
+    assert ApproxTokenizer().count(text) == budget._approx_count(text)

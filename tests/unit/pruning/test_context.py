@@ -334,3 +334,15 @@ def test_a_lagging_tree_still_sees_the_names_typed_since_its_last_parse(tmp_path
     assert index.unparsed(path) is None
     assert ("lib/shapes.py", "Circle") in {(s.path, s.symbol) for s in one_shot.snippets}
     assert [(s.path, s.symbol) for s in lagging.snippets] == [(s.path, s.symbol) for s in one_shot.snippets]
+
+
+def test_names_on_unparsed_lines_are_classified_from_the_text():
+    from pruning.references import _text_uses
+
+    source = b"    total = self.client.send(request) + len(items)\n"
+    uses = {use.name: use for _, _, use in _text_uses(source, (0, len(source)), (0, len(source)), 0,
+                                                      {"self": ("Client",)})}
+    assert set(uses) == {"total", "client", "send", "request", "len", "items"}  # no self, no keywords
+    assert uses["client"].kind == "attribute" and uses["client"].owner_types == ("Client",)
+    assert uses["send"].kind == "call" and uses["send"].owner == "client"
+    assert uses["len"].kind == "call" and uses["items"].kind == "identifier"
