@@ -88,7 +88,6 @@ class SymbolGraph:
         self._unresolved: set[str] = set()
         self._unresolved_dirty = False
         self._symbol_count = 0
-        self.version = 0
         self.change_serial = 0  # bumped by every set_file/remove_file, semantic or not
         self.layout_version = 0  # bumped when files come or go, or a Go module is declared
         self._positions: dict[str, tuple[FileTags, dict[str, tuple[int, ...]]]] = {}  # see _name_positions
@@ -125,7 +124,8 @@ class SymbolGraph:
             if old is not None:
                 self._resolve_fresh()  # so that `marked` names every importer
             previous_edges = self._out_edges.get(path)
-            if old is not None and old.package == tags.package and old.language == tags.language:
+            in_place = old is not None and old.package == tags.package and old.language == tags.language
+            if in_place:
                 self._update_entries(path, old, tags)
             else:
                 if old is not None:
@@ -136,8 +136,7 @@ class SymbolGraph:
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
             self._invalidate_edges(path, old, tags, previous_edges)
-            self.version += 1
-            if old is not None and old.package == tags.package and old.language == tags.language:
+            if in_place:
                 # module resolution depends on files' paths, packages and languages, not on their
                 # contents: importers resolve as before, and `path` itself only if its imports changed
                 self._record(set() if _same_imports(old, tags) else {path}, _changed_names(old, tags))
@@ -161,7 +160,6 @@ class SymbolGraph:
             self._unresolved_dirty = True
             self._invalidate_edges(path, old, None, self._out_edges.get(path))
             self._out_edges.pop(path, None)
-            self.version += 1
             self.layout_version += 1
             self._record({path} | marked, None)
             return FileUpdate(path, True, "", marked)

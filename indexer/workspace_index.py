@@ -76,8 +76,7 @@ class WorkspaceIndex:
         self._graph = SymbolGraph()
         self._lock = threading.RLock()
         self._docs: dict[str, OpenDocument] = {}
-        self._pending: set[str] = set()
-        self._pending_since: dict[str, float] = {}  # path -> monotonic time of its oldest unflushed edit
+        self._pending: dict[str, float] = {}  # edited open buffer -> monotonic time of its oldest unflushed edit
         self._roots: list[str] = []
         self._stores: dict[str, SnapshotStore] = {}
         self._disk_hash: dict[str, str] = {}
@@ -264,16 +263,14 @@ class WorkspaceIndex:
             self._mark_pending(path)
 
     def _mark_pending(self, path: str) -> None:
-        self._pending.add(path)
-        self._pending_since.setdefault(path, time.monotonic())
+        self._pending.setdefault(path, time.monotonic())
 
     def did_close(self, path: str) -> None:
         """Forget the buffer; the file falls back to its disk content (or leaves the index)."""
         path = normalize_path(path)
         with self._lock:
             self._docs.pop(path, None)
-            self._pending.discard(path)
-            self._pending_since.pop(path, None)
+            self._pending.pop(path, None)
             self._disk_hash.pop(path, None)
         self.file_changed_on_disk(path)
 
@@ -290,7 +287,7 @@ class WorkspaceIndex:
     def lag_s(self, path: str) -> float:
         """Seconds since the oldest edit of open buffer `path` that its index entry does not
         reflect yet (0.0 when it is up to date)."""
-        since = self._pending_since.get(normalize_path(path))
+        since = self._pending.get(normalize_path(path))
         return 0.0 if since is None else time.monotonic() - since
 
     def flush(self, path: str | None = None) -> FlushStats:
@@ -306,8 +303,7 @@ class WorkspaceIndex:
                 path = normalize_path(path)
                 targets = [path] if path in self._pending else []
             for target in targets:
-                self._pending.discard(target)
-                self._pending_since.pop(target, None)
+                self._pending.pop(target, None)
                 doc = self._docs.get(target)
                 if doc is None:
                     continue
@@ -360,7 +356,7 @@ class WorkspaceIndex:
         max_lag_s = self.pending_lag_s if max_lag_s is None else max_lag_s
         now = time.monotonic()
         with self._lock:
-            pending = {p: self._pending_since.get(p, now) for p in self._pending}
+            pending = dict(self._pending)
         if not pending:
             return self._graph
         overdue = {p for p, since in pending.items() if now - since >= max_lag_s or self._never_tagged(p)}
@@ -386,10 +382,15 @@ class WorkspaceIndex:
         package = posixpath.dirname(to) if languages.language_for_path(to) in SAME_PACKAGE_LANGS else None
         return lambda path: path in related or posixpath.dirname(path) == package
 
-    def matters_to_other_buffers(self, path: str) -> bool:
-        """Whether a completion in another open buffer would flush `path` first (`graph_for`)."""
-        path = normalize_path(path)
-        return any(other != path and self._matters_to(other)(path) for other in list(self._docs))
+    def needed_by_other_buffers(self) -> set[str]:
+        """The open buffers that a completion in another open buffer would flush first
+        (`graph_for`); one import closure per open buffer."""
+        docs = list(self._docs)
+        needed: set[str] = set()
+        for other in docs:
+            matters = self._matters_to(other)
+            needed.update(path for path in docs if path != other and matters(path))
+        return needed
 
     def _import_closure(self, path: str, hops: int) -> set[str]:
         """Files `path` imports, directly or through up to `hops` files."""

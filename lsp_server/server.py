@@ -23,6 +23,7 @@ from .features.documents import DocumentListener, OpenDocument
 from .pipeline import CompletionPipeline
 from .protocol import ArborProtocol, FastStdioMixin
 from .stats import ServerStats
+from .timers import call_later
 
 log = logging.getLogger(__name__)
 WORKING_STATUS_DELAY_S = 0.15  # how long a completion runs before the status says "working"
@@ -148,11 +149,7 @@ class ArborServer(FastStdioMixin, LanguageServer):
         flickers at every keystroke helps nobody (it also cost two notifications per request)."""
         self._busy += 1
         if self._busy_handle is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return
-            self._busy_handle = loop.call_later(WORKING_STATUS_DELAY_S, self._show_working)
+            self._busy_handle = call_later(WORKING_STATUS_DELAY_S, self._show_working)
 
     def status_done(self) -> None:
         """A completion ended (its own idle or error status is sent by the caller)."""

@@ -18,11 +18,12 @@ Packing invariants:
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
+
+from .memo import LruMemo
 
 _PIECE = re.compile(r"[A-Za-z_0-9]+|[^\sA-Za-z_0-9]|[^\S\n]+|\n")
 _LONG_WORD = re.compile(r"[A-Za-z_0-9]{5,}")  # words are maximal runs, so these are whole words
@@ -48,21 +49,17 @@ class ApproxTokenizer:
         # signature being typed keeps its first lines).
         if len(text) <= _MEMO_MAX_CHARS:
             return _approx_count_memo(text)
-        key = (len(text), hash(text))
-        found = _LONG_COUNTS.get(key)
-        if found is None:
-            lines = text.split("\n")
-            found = len(lines) - 1 + sum(_approx_count_memo(line) if len(line) <= _MEMO_MAX_CHARS
-                                         else _approx_count(line) for line in lines)
-            _LONG_COUNTS[key] = found
-            if len(_LONG_COUNTS) > _LONG_MEMO_SIZE:
-                _LONG_COUNTS.popitem(last=False)
-        return found
+        return _LONG_COUNTS.get_or_make((len(text), hash(text)), lambda: _count_by_lines(text))
 
 
 _MEMO_MAX_CHARS = 512
-_LONG_MEMO_SIZE = 1024
-_LONG_COUNTS: OrderedDict[tuple[int, int], int] = OrderedDict()
+_LONG_COUNTS: LruMemo[int] = LruMemo(1024)
+
+
+def _count_by_lines(text: str) -> int:
+    lines = text.split("\n")
+    return len(lines) - 1 + sum(_approx_count_memo(line) if len(line) <= _MEMO_MAX_CHARS else _approx_count(line)
+                                for line in lines)
 
 
 @lru_cache(maxsize=8192)

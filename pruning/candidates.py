@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import builtins
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from .lookup import Found, IndexLookup, module_stem
+from .memo import LruMemo
 from .references import NameUse, owner_before
 from .scopes import Scope, as_scope, name_of, node_text
 from .snippets import CLASS_KINDS, RenderedSnippet, render
@@ -176,7 +176,7 @@ def prepare_file_uses(lookup: IndexLookup) -> None:
         file_uses(lookup, tagged, lookup.module_aliases(), [])
 
 
-_FILE_USES: OrderedDict[str, tuple[object, tuple, list[tuple[str, str]]]] = OrderedDict()
+_FILE_USES: LruMemo[tuple[object, tuple, list[tuple[str, str]]]] = LruMemo(64)  # path -> (tags, key, ranking)
 
 
 def _most_used_imports(path: str, tags, source: bytes, modules: dict[str, str]) -> list[tuple[str, str]]:
@@ -203,10 +203,7 @@ def _most_used_imports(path: str, tags, source: bytes, modules: dict[str, str]) 
             continue
         counts[pair] = counts.get(pair, 0) + 1
     ranked = [pair for pair, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_FILE_NAMES]]
-    _FILE_USES[path] = (tags, key, ranked)
-    _FILE_USES.move_to_end(path)
-    while len(_FILE_USES) > 64:
-        _FILE_USES.popitem(last=False)
+    _FILE_USES.put(path, (tags, key, ranked))
     return ranked
 
 

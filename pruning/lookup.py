@@ -3,8 +3,9 @@
 `IndexLookup` wraps an `indexer.WorkspaceIndex` (its `graph_for`, `tagged_source` and `text`)
 for the duration of one `build_context` call, and renders other files' definitions without
 needing their whole tree: the definition's own lines are re-parsed on their own (dedented to
-column 0), rendered, and re-indented. The graph's `definitions_of` answers are memoised for the
-graph's current `version` (any re-index clears them). Rendered snippets are memoised by the
+column 0), rendered, and re-indented. The graph's `definitions_of` answers are memoised and kept
+in step with the graph's change journal (a re-index drops only the answers it can change).
+Rendered snippets are memoised by the
 definition's text and language for open buffers, and by (path, file fingerprint, definition
 position) for files on disk, plus form and wanted members, so nearby requests reuse them; the
 memo is transparent: its value is a pure function of its key.
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -22,15 +22,15 @@ import xxhash
 
 from indexer import languages
 
+from .memo import MISSING, LruMemo
 from .snippets import RenderedSnippet, render
 from .syntax import syntax_for
 
-_RENDER_MEMO: OrderedDict[tuple, RenderedSnippet | None] = OrderedDict()
+_RENDER_MEMO: LruMemo[RenderedSnippet | None] = LruMemo(1024)
 # A completion renders a few dozen definitions and edits elsewhere keep their renderings (keyed by
 # text for open buffers), so 1,024 covers the working set; in a 10-minute soak 4,096 entries took
 # ~200 s to fill and ~15 MB.
-_RENDER_MEMO_SIZE = 1024
-_ALIASES: OrderedDict[str, tuple[object, int, dict[str, str]]] = OrderedDict()  # path -> (tags, layout, aliases)
+_ALIASES: LruMemo[tuple[object, int, dict[str, str]]] = LruMemo(64)  # path -> (tags, layout, aliases)
 
 
 @lru_cache(maxsize=256)
@@ -125,10 +125,7 @@ class IndexLookup:
                 stem = original.rsplit(".", 1)[-1]
                 if stem in stems or self._relative_module_exists(imp.module, original):
                     aliases.setdefault(local, stem)  # `from pkg import module`: a workspace module
-        _ALIASES[self.path] = (tags, layout, aliases)
-        _ALIASES.move_to_end(self.path)
-        while len(_ALIASES) > 64:
-            _ALIASES.popitem(last=False)
+        _ALIASES.put(self.path, (tags, layout, aliases))
         return aliases
 
     def _relative_module_exists(self, module: str, name: str) -> bool:
@@ -190,9 +187,8 @@ class IndexLookup:
             key: tuple = (self.language(found.path), "text", xxhash.xxh3_64_intdigest(text), header, form, members, limit)
         else:
             key = (found.path, self.fingerprint(found.path), start, end, form, members, limit)
-        if key[1] and key in _RENDER_MEMO:
-            _RENDER_MEMO.move_to_end(key)
-            hit = _RENDER_MEMO[key]
+        hit = _RENDER_MEMO.get(key, MISSING) if key[1] else MISSING
+        if hit is not MISSING:
             if hit is None or tagged is None:
                 return hit
             return replace(hit, start_line=definition.start_line, end_line=definition.end_line)  # type: ignore[attr-defined]
@@ -203,9 +199,7 @@ class IndexLookup:
             header = header if tagged is not None else self._container_header(found, source)
             result = render_definition(source, language, definition, form, header, members, limit)
         if key[1]:
-            _RENDER_MEMO[key] = result
-            while len(_RENDER_MEMO) > _RENDER_MEMO_SIZE:
-                _RENDER_MEMO.popitem(last=False)
+            _RENDER_MEMO.put(key, result)
         return result
 
     def _tagged_source(self, path: str) -> bytes | None:
@@ -227,10 +221,10 @@ class IndexLookup:
 
 class _GraphMemo:
     """`definitions_of` answers for one graph, kept in step with it through its change journal
-    (`SymbolGraph.changes_since`): a re-indexed file drops only the answers it can change (those
-    for the names it defines or imports, before or after, and those asked from it or from its
-    importers), so typing in one buffer does not empty the memo for every other name. A
-    different graph, or a journal that no longer reaches back, empties it."""
+    (`SymbolGraph.changes_since`): a re-indexed file drops only the answers its change can
+    affect (the paths and names `SymbolGraph._record` journals), so typing in one buffer does
+    not empty the memo for every other name. A change that can affect anything (a file added or
+    removed), a different graph, or a journal that no longer reaches back, empties it."""
 
     def __init__(self) -> None:
         self.graph: weakref.ref | None = None
@@ -311,8 +305,9 @@ def render_definition(source: bytes, language: str, definition: object, form: st
     return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
 
 
-_CHUNK_TREES: OrderedDict[tuple[str, bytes], tuple[bytes, object]] = OrderedDict()  # (language, first line) -> (text, tree)
-_CHUNK_TREES_SIZE = 16  # trees of large classes take megabytes: keep those of the definitions in use
+# (language, first line) -> (text, tree); trees of large classes take megabytes: keep those of the
+# definitions in use
+_CHUNK_TREES: LruMemo[tuple[bytes, object]] = LruMemo(16)
 
 
 def _parse_chunk(language: str, chunk: bytes) -> object:
@@ -323,13 +318,9 @@ def _parse_chunk(language: str, chunk: bytes) -> object:
     head = (language, chunk.split(b"\n", 1)[0])
     last = _CHUNK_TREES.get(head)
     if last is not None and last[0] == chunk:
-        _CHUNK_TREES.move_to_end(head)
         return last[1]
     tree = _reparse(language, last[0], last[1], chunk) if last is not None else languages.parse(language, chunk)
-    _CHUNK_TREES[head] = (chunk, tree)
-    _CHUNK_TREES.move_to_end(head)
-    while len(_CHUNK_TREES) > _CHUNK_TREES_SIZE:
-        _CHUNK_TREES.popitem(last=False)
+    _CHUNK_TREES.put(head, (chunk, tree))
     return tree
 
 

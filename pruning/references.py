@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import xxhash
 
 from indexer import languages
 
+from .memo import LruMemo
 from .scopes import Scope, node_text
 
 IDENTIFIERS = frozenset({
@@ -197,8 +197,7 @@ def local_types(scopes: list[Scope], source: bytes, language: str) -> dict[str, 
     return types
 
 
-_DECLARATIONS_MEMO: OrderedDict[tuple, tuple[tuple[str, tuple[str, ...]], ...]] = OrderedDict()
-_DECLARATIONS_MEMO_SIZE = 256
+_DECLARED: LruMemo[tuple[tuple[str, tuple[str, ...]], ...]] = LruMemo(256)
 
 
 def _add_declarations(node: object, source: bytes, language: str, types: dict[str, tuple[str, ...]]) -> None:
@@ -207,15 +206,7 @@ def _add_declarations(node: object, source: bytes, language: str, types: dict[st
     its methods (the declarations depend on nothing but that text)."""
     text = node_text(node, source)
     key = (language, node.type, len(text), xxhash.xxh3_64_intdigest(text))  # type: ignore[attr-defined]
-    found = _DECLARATIONS_MEMO.get(key)
-    if found is None:
-        found = _declarations(node, source, language)
-        _DECLARATIONS_MEMO[key] = found
-        if len(_DECLARATIONS_MEMO) > _DECLARATIONS_MEMO_SIZE:
-            _DECLARATIONS_MEMO.popitem(last=False)
-    else:
-        _DECLARATIONS_MEMO.move_to_end(key)
-    for name, names in found:
+    for name, names in _DECLARED.get_or_make(key, lambda: _declarations(node, source, language)):
         types.setdefault(name, names)
 
 

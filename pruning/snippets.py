@@ -14,11 +14,11 @@ rendered alone still shows which class it belongs to. Every rendered snippet kee
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import xxhash
 
+from .memo import LruMemo
 from .scopes import as_scope, body_of, name_of
 from .syntax import Syntax
 
@@ -54,8 +54,7 @@ def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: b
     return RenderedSnippet(text=text.rstrip() + "\n", start_line=scope.start_line, end_line=scope.end_line, form=form)
 
 
-_SIGNATURES: OrderedDict[tuple, str] = OrderedDict()
-_SIGNATURES_SIZE = 1024
+_SIGNATURES: LruMemo[str] = LruMemo(1024)
 
 
 def signature(node: object, source: bytes, syntax: Syntax) -> str:
@@ -71,12 +70,7 @@ def signature(node: object, source: bytes, syntax: Syntax) -> str:
              if previous is not None and previous.type in syntax.comments else b"")
     text = source[start:node.end_byte]  # type: ignore[attr-defined]
     key = (syntax.name, node.type, len(text), xxhash.xxh3_64_intdigest(text), above)  # type: ignore[attr-defined]
-    found = _SIGNATURES.get(key)
-    if found is None:
-        found = _SIGNATURES[key] = _signature(node, source, syntax)
-        if len(_SIGNATURES) > _SIGNATURES_SIZE:
-            _SIGNATURES.popitem(last=False)
-    return found
+    return _SIGNATURES.get_or_make(key, lambda: _signature(node, source, syntax))
 
 
 def _signature(node: object, source: bytes, syntax: Syntax) -> str:

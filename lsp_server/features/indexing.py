@@ -34,6 +34,7 @@ from indexer.languages import EXTENSIONS
 from indexer.workspace import normalize_path
 from pruning.context import prepare as prepare_context
 
+from ..timers import call_later
 from .documents import uri_to_path
 
 if TYPE_CHECKING:
@@ -106,15 +107,11 @@ class IndexingService:
             pending.discard(normalize_path(path))
 
     def _schedule_flush(self) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
         for handle in (self._idle_handle, self._settle_handle):
             if handle is not None:
                 handle.cancel()
-        self._idle_handle = loop.call_later(IDLE_FLUSH_S, self._flush)
-        self._settle_handle = loop.call_later(IDLE_SETTLE_S, self._settle)
+        self._idle_handle = call_later(IDLE_FLUSH_S, self._flush)
+        self._settle_handle = call_later(IDLE_SETTLE_S, self._settle)
 
     def flush_soon(self, path: str) -> None:
         """A completion in `path` was just answered: shortly, flush edited buffers and prepare
@@ -129,11 +126,7 @@ class IndexingService:
         if self._soon_handle is not None:
             return
         self._soon_since = time.monotonic()
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
+        self._soon_handle = call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
 
     def _flush_soon(self) -> None:
         """One step of the after-completion flush. Each step does one piece of work: reparse one
@@ -168,10 +161,11 @@ class IndexingService:
             self._guarded("preparing the next context of", target, prepare_context, self.index, target)
             return True
         pending = self.index.pending
-        # a buffer that other open buffers import is due at once: a completion in one of them
-        # would otherwise re-index it first, on its own request's path
-        due = {path for path in pending
-               if self.index.lag_s(path) >= REINDEX_LAG_S or self.index.matters_to_other_buffers(path)}
+        due = {path for path in pending if self.index.lag_s(path) >= REINDEX_LAG_S}
+        if pending - due:
+            # a buffer that other open buffers import is due at once: a completion in one of them
+            # would otherwise re-index it first, on its own request's path
+            due |= pending & self.index.needed_by_other_buffers()
         # buffers whose entries are young wait for a later answer or the idle flush
         self._prepare -= pending - due
         # the buffers just completed first, then whatever else is due; a completed buffer whose

@@ -128,8 +128,8 @@ def test_a_python_neighbour_that_is_not_imported_may_lag(workspace):
     rename(index, sibling, OTHER, "unrelated", "renamed")
     index.graph_for(paths["pkg/other.py"])  # same directory, but Python sees it only through imports
     assert sibling in index.pending
-    assert not index.matters_to_other_buffers(sibling)
-    assert index.matters_to_other_buffers(paths["lib.py"])  # user.py imports it
+    assert sibling not in index.needed_by_other_buffers()
+    assert paths["lib.py"] in index.needed_by_other_buffers()  # user.py imports it
 
 
 def test_a_go_file_of_the_same_package_is_flushed(tmp_path):
@@ -148,7 +148,7 @@ def test_a_go_file_of_the_same_package_is_flushed(tmp_path):
         index.did_open(user_path, user, "go")
         index.flush()
         rename(index, circle_path, circle, "Area", "Surface")
-        assert index.matters_to_other_buffers(circle_path)
+        assert circle_path in index.needed_by_other_buffers()
         index.graph_for(user_path)  # one package: user.go sees Surface without an import
         assert circle_path not in index.pending
         assert names(index, circle_path) == {"Surface"}

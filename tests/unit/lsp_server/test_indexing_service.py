@@ -6,6 +6,8 @@ import asyncio
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+import pytest
+
 from lsp_server.config import Settings
 from lsp_server.features import indexing
 from lsp_server.features.indexing import AFTER_COMPLETION_FLUSH_S, IDLE_FLUSH_S, REINDEX_LAG_S, IndexingService
@@ -20,80 +22,71 @@ class Edit:
 
 
 TEXT = "import os\n\nos.path.join('a')\n"
+ADDED = "os.getcwd()\n"
 
 
-async def test_flush_soon_reindexes_and_prepares_the_completed_buffer(tmp_path, monkeypatch):
-    monkeypatch.setattr(indexing, "REINDEX_LAG_S", 0.0)  # every edit is old enough
-    path = str(tmp_path / "mod.py")
+@pytest.fixture
+def service():
     settings = Settings()
     settings.index.snapshot = False
     service = IndexingService(SimpleNamespace(settings=settings))
-    try:
-        index = service.index
-        index.did_open(path, TEXT, "python")
-        index.flush()
-        new_text = TEXT + "os.getcwd()\n"
-        index.did_change(path, [Edit(len(TEXT), len(TEXT), "os.getcwd()\n")], new_text)
-        service.flush_soon(path)
-        service.flush_soon(path)  # a second answer before the flush ran: still one flush
-        assert path in index.pending
-        await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
-        assert path not in index.pending  # well before the idle flush would have run
-        assert AFTER_COMPLETION_FLUSH_S + 0.05 < IDLE_FLUSH_S
-        assert index.tagged_source(path) == new_text.encode()
-        memo = candidates._FILE_USES.get(path)
-        assert memo is not None and memo[0] is index.graph.tags(path)  # the next context's ranking is ready
-    finally:
-        service.close()
+    yield service
+    service.close()
 
 
-async def test_flush_soon_leaves_a_young_edit_to_a_later_answer(tmp_path):
+def open_then_edit(index, path: str) -> str:
+    """Open `path` with TEXT, index it, then append ADDED (pending); returns the new text."""
+    index.did_open(path, TEXT, "python")
+    index.flush()
+    index.did_change(path, [Edit(len(TEXT), len(TEXT), ADDED)], TEXT + ADDED)
+    return TEXT + ADDED
+
+
+async def test_flush_soon_reindexes_and_prepares_the_completed_buffer(service, tmp_path, monkeypatch):
+    monkeypatch.setattr(indexing, "REINDEX_LAG_S", 0.0)  # every edit is old enough
+    path = str(tmp_path / "mod.py")
+    index = service.index
+    new_text = open_then_edit(index, path)
+    service.flush_soon(path)
+    service.flush_soon(path)  # a second answer before the flush ran: still one flush
+    assert path in index.pending
+    await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
+    assert path not in index.pending  # well before the idle flush would have run
+    assert AFTER_COMPLETION_FLUSH_S + 0.05 < IDLE_FLUSH_S
+    assert index.tagged_source(path) == new_text.encode()
+    memo = candidates._FILE_USES.get(path)
+    assert memo is not None and memo[0] is index.graph.tags(path)  # the next context's ranking is ready
+
+
+async def test_flush_soon_leaves_a_young_edit_to_a_later_answer(service, tmp_path):
     """An answer right after an edit does not re-index the buffer (that would cost a re-tag per
     pause while typing); an answer once the entry lags by REINDEX_LAG_S does."""
     path = str(tmp_path / "mod.py")
-    settings = Settings()
-    settings.index.snapshot = False
-    service = IndexingService(SimpleNamespace(settings=settings))
-    try:
-        index = service.index
-        index.did_open(path, TEXT, "python")
-        index.flush()
-        flushes = index.flushes
-        new_text = TEXT + "os.getcwd()\n"
-        index.did_change(path, [Edit(len(TEXT), len(TEXT), "os.getcwd()\n")], new_text)
-        service.flush_soon(path)
-        await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
-        assert path in index.pending and index.flushes == flushes
-        while index.lag_s(path) < REINDEX_LAG_S:
-            await asyncio.sleep(0.05)
-        service.flush_soon(path)
-        await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
-        assert path not in index.pending
-        assert index.tagged_source(path) == new_text.encode()
-    finally:
-        service.close()
+    index = service.index
+    new_text = open_then_edit(index, path)
+    flushes = index.flushes
+    service.flush_soon(path)
+    await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
+    assert path in index.pending and index.flushes == flushes
+    while index.lag_s(path) < REINDEX_LAG_S:
+        await asyncio.sleep(0.05)
+    service.flush_soon(path)
+    await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
+    assert path not in index.pending
+    assert index.tagged_source(path) == new_text.encode()
 
 
-async def test_a_buffer_another_open_buffer_imports_is_reindexed_after_an_answer_at_once(tmp_path):
+async def test_a_buffer_another_open_buffer_imports_is_reindexed_after_an_answer_at_once(service, tmp_path):
     """Otherwise the next completion in the importing buffer would re-index it on its path."""
-    (tmp_path / "lib.py").write_text("def area(r):\n    return r\n")
-    (tmp_path / "user.py").write_text("from lib import area\n\narea(2)\n")
-    settings = Settings()
-    settings.index.snapshot = False
-    service = IndexingService(SimpleNamespace(settings=settings))
-    try:
-        index = service.index
-        index.scan([str(tmp_path)])
-        lib, user = str(tmp_path / "lib.py"), str(tmp_path / "user.py")
-        lib_text = "def area(r):\n    return r\n"
-        index.did_open(lib, lib_text, "python")
-        index.did_open(user, "from lib import area\n\narea(2)\n", "python")
-        index.flush()
-        index.did_change(lib, [Edit(len(lib_text), len(lib_text), "\ndef volume(r):\n    return r\n")],
-                         lib_text + "\ndef volume(r):\n    return r\n")
-        service.flush_soon(lib)
-        await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
-        assert lib not in index.pending  # young, but user.py imports it
-        assert "volume" in {d.name for d in index.graph.tags(lib).definitions}
-    finally:
-        service.close()
+    lib, user = str(tmp_path / "helpers.py"), str(tmp_path / "user.py")
+    (tmp_path / "helpers.py").write_text(TEXT)
+    (tmp_path / "user.py").write_text("import helpers\n")
+    index = service.index
+    index.scan([str(tmp_path)])
+    index.did_open(user, "import helpers\n", "python")
+    new_text = open_then_edit(index, lib)
+    assert lib in index.pending
+    service.flush_soon(lib)
+    await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
+    assert lib not in index.pending  # young, but user.py imports it
+    assert index.tagged_source(lib) == new_text.encode()

@@ -107,3 +107,15 @@ def test_long_texts_count_line_by_line_as_a_whole(pieces):
 
     text = "".join(pieces)
     assert ApproxTokenizer().count(text) == budget._approx_count(text)
+
+
+def test_lru_memo_drops_the_least_recently_used_and_remembers_none():
+    from pruning.memo import MISSING, LruMemo
+
+    memo: LruMemo = LruMemo(2)
+    memo.put("a", 1)
+    memo.put("b", None)  # a remembered "nothing"
+    assert memo.get("a") == 1  # now the most recently used
+    memo.put("c", 3)
+    assert memo.get("b", MISSING) is MISSING and memo.get("a") == 1 and len(memo) == 2
+    assert memo.get_or_make("c", lambda: 99) == 3 and memo.get_or_make("d", lambda: 4) == 4
