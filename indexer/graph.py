@@ -28,7 +28,7 @@ from math import sqrt
 
 from indexer.definitions import definition_names
 from indexer.rank import personalized_pagerank
-from indexer.resolve import ModuleIndex, resolve_import
+from indexer.resolve import ModuleIndex, resolve_import, shared_path_length
 from indexer.tags import Definition, FileTags
 
 MAX_DEFINING_FILES = 12  # names defined in more files than this carry no reference edges
@@ -381,7 +381,7 @@ class SymbolGraph:
                             add_from(sibling, name)
             rest = sorted(
                 self._defs_by_name.get(name, ()),
-                key=lambda p: (-len(posixpath.commonpath([p, from_path])), p),
+                key=lambda p: (-shared_path_length(p, from_path), p),
             )
             for path in rest:
                 add_from(path, name)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from indexer.tags import Import
 
@@ -121,7 +122,14 @@ def resolve_import(index: ModuleIndex, path: str, lang: str, imp: Import) -> tup
 def _nearest(candidates: set[str] | None, path: str) -> list[str]:
     if not candidates:
         return []
-    return sorted(candidates, key=lambda c: (-len(posixpath.commonpath([c, path])), c))
+    return sorted(candidates, key=lambda c: (-shared_path_length(c, path), c))
+
+
+@lru_cache(maxsize=1 << 16)
+def shared_path_length(a: str, b: str) -> int:
+    """Length of the longest common path of `a` and `b` ('/'-separated): how near two files sit.
+    Memoised: lookups sort the same pairs at every keystroke, and `commonpath` is slow."""
+    return len(posixpath.commonpath([a, b]))
 
 
 def _python(index: ModuleIndex, path: str, imp: Import) -> list[str]:

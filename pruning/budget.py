@@ -136,17 +136,20 @@ class Window:
     tokens: int
 
 
-def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> Window:
+def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER, *,
+                  lines: int | None = None) -> Window:
     """The longest tail of `prefix` made of whole lines (plus the cursor line) within `budget`.
 
     The cursor line (text after the last newline) is kept first, trimmed from its start only if it
-    alone exceeds the budget.
+    alone exceeds the budget. `lines` is `prefix.count("\\n")` when the caller knows it already.
     """
+    if lines is None:
+        lines = prefix.count("\n")
     cut = prefix.rfind("\n") + 1
     kept = [_fit_tail(prefix[cut:], budget, tokenizer)]
     used = tokenizer.count(kept[0])
     if len(kept[0]) < len(prefix) - cut:
-        return Window(text=kept[0], start_line=prefix.count("\n"), tokens=used)
+        return Window(text=kept[0], start_line=lines, tokens=used)
     end = cut
     while end > 0:
         start = prefix.rfind("\n", 0, end - 1) + 1
@@ -158,7 +161,7 @@ def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKEN
         used += cost
         end = start
     text = "".join(reversed(kept))
-    return Window(text=text, start_line=prefix.count("\n", 0, end), tokens=used)
+    return Window(text=text, start_line=lines - (len(kept) - 1), tokens=used)
 
 
 def suffix_window(suffix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> Window:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import builtins
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .lookup import Found, IndexLookup, module_stem
 from .memo import LruMemo
@@ -51,9 +52,10 @@ _BUILTINS = frozenset(dir(builtins)) | frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
-class Piece:
-    """One candidate snippet; `path` is as the index names it, `current` marks this file."""
+class Piece(NamedTuple):
+    """One candidate snippet; `path` is as the index names it, `current` marks this file.
+    (A NamedTuple, like the other values made at every completion: immutable, and built in a
+    fraction of a frozen dataclass's time.)"""
 
     path: str
     symbol: str
@@ -328,12 +330,7 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
     upgrade = None
     if rich is not None and rich.text != base.text:
         upgrade = _piece(where, symbol, kind, rich, reason, value * upgrade_gain, current)
-    piece = _piece(where, symbol, kind, base, reason, value, current)
-    return Piece(**{**_fields(piece), "upgrade": upgrade})
-
-
-def _fields(piece: Piece) -> dict:
-    return {name: getattr(piece, name) for name in Piece.__slots__}
+    return _piece(where, symbol, kind, base, reason, value, current, upgrade)
 
 
 def _reason(tier: int, kind: str) -> str:
@@ -343,9 +340,9 @@ def _reason(tier: int, kind: str) -> str:
 
 
 def _piece(path: str, symbol: str, kind: str, snippet: RenderedSnippet, reason: str, value: float,
-           current: bool) -> Piece:
+           current: bool, upgrade: Piece | None = None) -> Piece:
     return Piece(path, symbol, kind, snippet.start_line, snippet.end_line, snippet.text,
-                 f"{reason} ({snippet.form})", value, current, snippet.form)
+                 f"{reason} ({snippet.form})", value, current, snippet.form, upgrade)
 
 
 def _lines_piece(path: str, symbol: str, reason: str, nodes: list, source: bytes, value: float,
@@ -366,9 +363,9 @@ def _outline(root: object, source: bytes, syntax: Syntax, first_visible: int):
             inner = inner.named_children[-1]
         if inner.type not in syntax.scopes:
             continue
-        header = _line_text(source, child.start_byte, child.end_byte).split("\n")[0].rstrip()
+        header = _first_line(source, child.start_byte, child.end_byte).rstrip()
         if inner is not child and header.lstrip().startswith("@"):
-            header = _line_text(source, inner.start_byte, inner.end_byte).split("\n")[0].rstrip()
+            header = _first_line(source, inner.start_byte, inner.end_byte).rstrip()
         if not syntax.indent_blocks:
             header = header.rstrip(" {")
         lines.append(header if header.endswith(";") else f"{header} {syntax.placeholder}")
@@ -382,6 +379,13 @@ def _outline(root: object, source: bytes, syntax: Syntax, first_visible: int):
 def _line_text(source: bytes, start: int, end: int) -> str:
     line_start = source.rfind(b"\n", 0, start) + 1
     return source[line_start:end].decode("utf-8", "replace")
+
+
+def _first_line(source: bytes, start: int, end: int) -> str:
+    """The first line of `_line_text(source, start, end)`, without decoding the rest."""
+    line_start = source.rfind(b"\n", 0, start) + 1
+    line_end = source.find(b"\n", start, end)
+    return source[line_start:end if line_end < 0 else line_end].decode("utf-8", "replace")
 
 
 _WORD = re.compile(rb"[A-Za-z0-9_]+")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import os
 from functools import lru_cache
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import xxhash
@@ -93,9 +93,9 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     prefix_text, suffix_text = text[:offset], text[offset:]
     prefix_budget = int(budget_tokens * shares.prefix)
     suffix_budget = int(budget_tokens * shares.suffix)
-    pre = prefix_window(prefix_text, prefix_budget, tok)
-    suf = suffix_window(suffix_text, suffix_budget, tok)
     cursor_line = prefix_text.count("\n")
+    pre = prefix_window(prefix_text, prefix_budget, tok, lines=cursor_line)
+    suf = suffix_window(suffix_text, suffix_budget, tok)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     root_path = workspace_root if workspace_root is not None else getattr(index, "root", None)
 
@@ -105,7 +105,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     lookup: IndexLookup | None = None
     source = encode(text)
     if syntax is not None and syntax.name in languages.LANGUAGES:
-        byte_offset = len(prefix_text.encode("utf-8", "surrogatepass"))
+        byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
         unparsed = None
         if tree is None:
             tree, unparsed = _index_tree(index, path, source)
@@ -113,7 +113,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
             tree = languages.parse(syntax.name, source)
         root = tree.root_node
         scopes = scope_chain(root, source, byte_offset, syntax)
-        uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name, unparsed=unparsed)
+        uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name, unparsed=unparsed,
+                                 cursor_line=cursor_line)
         lookup = IndexLookup(index, path)
         pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
         pieces += reference_pieces(uses, lookup, local_definitions(root, syntax, source), root, source, path,
@@ -131,7 +132,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         return pre.tokens + suf.tokens + sum(t for _, t in chosen) + _headers(chosen, display, count)
 
     if budget_tokens - total() > 0 and pre.text != prefix_text:
-        pre = prefix_window(prefix_text, pre.tokens + budget_tokens - total(), tok)
+        pre = prefix_window(prefix_text, pre.tokens + budget_tokens - total(), tok, lines=cursor_line)
     if budget_tokens - total() > 0 and suf.text != suffix_text:
         suf = suffix_window(suffix_text, suf.tokens + budget_tokens - total(), tok)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
@@ -260,7 +261,7 @@ def _drop_repeated_headers(ordered: list[tuple[Piece, int]], count) -> list[tupl
         header, _, rest = piece.text.partition("\n")
         is_header = header.rstrip().endswith((":", "{")) and not header[:1].isspace() and rest.strip()
         if is_header and last_header == (piece.path, header):
-            piece = replace(piece, text=rest, upgrade=None)
+            piece = piece._replace(text=rest, upgrade=None)
             tokens = count(rest)
         elif is_header:
             last_header = (piece.path, header)

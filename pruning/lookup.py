@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 import xxhash
@@ -191,7 +191,7 @@ class IndexLookup:
         if hit is not MISSING:
             if hit is None or tagged is None:
                 return hit
-            return replace(hit, start_line=definition.start_line, end_line=definition.end_line)  # type: ignore[attr-defined]
+            return hit._replace(start_line=definition.start_line, end_line=definition.end_line)  # type: ignore[attr-defined]
         source = tagged if tagged is not None else self.source(found.path)
         language = self.language(found.path)
         result = None

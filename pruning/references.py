@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import xxhash
 
@@ -48,8 +48,7 @@ _FIELD_MEMBERS = frozenset({"expression_statement", "field_declaration", "public
                             "property_signature"})
 
 
-@dataclass(frozen=True, slots=True)
-class NameUse:
+class NameUse(NamedTuple):
     name: str
     kind: str  # "call" | "attribute" | "type" | "identifier"
     line: int
@@ -65,15 +64,17 @@ MAX_USES_PER_NAME = 4  # nearest uses kept per name (the value model counts the 
 def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Scope], *, language: str,
                       lines_before: int = 40, lines_after: int = 10,
                       max_names: int = MAX_NEAR_NAMES,
-                      unparsed: tuple[int, int] | None = None) -> list[NameUse]:
+                      unparsed: tuple[int, int] | None = None, cursor_line: int | None = None) -> list[NameUse]:
     """Identifier uses around `offset` in a tree of `language`, nearest first (see module
     docstring): the nearest `MAX_USES_PER_NAME` uses of each of the `max_names` distinct names
     nearest to the cursor, found by one tree-sitter query over the window.
 
     `unparsed` is a byte range of `source` that the tree does not reflect (it was edited but
     not reparsed: `indexer.documents.OpenDocument.lagging`); the names on its lines are read
-    from the text instead (`_text_uses`), and the tree's nodes there are ignored."""
-    cursor_line = source.count(b"\n", 0, offset)
+    from the text instead (`_text_uses`), and the tree's nodes there are ignored. `cursor_line`
+    is the line of `offset`, when the caller knows it already."""
+    if cursor_line is None:
+        cursor_line = source.count(b"\n", 0, offset)
     low = _line_start(source, offset, lines_before)
     high = _line_end(source, offset, lines_after)
     innermost = scopes[0] if scopes else None
@@ -187,8 +188,11 @@ def local_types(scopes: list[Scope], source: bytes, language: str) -> dict[str, 
     if classes:
         types["self"] = types["this"] = (classes[0].name,)
         body = classes[0].node.child_by_field_name("body")  # type: ignore[attr-defined]
+        named = _constructor_names_in(source, body) if body is not None else ()
         for member in body.named_children if body is not None else ():
-            if _is_constructor(member, source) or member.type in _FIELD_MEMBERS:
+            kind = member.type
+            if kind in _FIELD_MEMBERS or kind == "constructor_declaration" or (
+                    any(member.start_byte <= at < member.end_byte for at in named) and _is_constructor(member, source)):
                 _add_declarations(member, source, language, types)
     for scope in scopes:
         if scope.kind in ("function", "method"):
@@ -208,6 +212,23 @@ def _add_declarations(node: object, source: bytes, language: str, types: dict[st
     key = (language, node.type, len(text), xxhash.xxh3_64_intdigest(text))  # type: ignore[attr-defined]
     for name, names in _DECLARED.get_or_make(key, lambda: _declarations(node, source, language)):
         types.setdefault(name, names)
+
+
+_CONSTRUCTOR_NAMES = (b"__init__", b"constructor")
+
+
+def _constructor_names_in(source: bytes, body: object) -> list[int]:
+    """Where a constructor's name (`__init__`, `constructor`) is written inside `body`: only the
+    members holding one can be constructors named so (one C-speed search instead of asking the
+    tree about every member of a large class at every keystroke)."""
+    start, end = body.start_byte, body.end_byte  # type: ignore[attr-defined]
+    found = []
+    for name in _CONSTRUCTOR_NAMES:
+        at = source.find(name, start, end)
+        while at >= 0:
+            found.append(at)
+            at = source.find(name, at + 1, end)
+    return found
 
 
 def _is_constructor(node: object, source: bytes) -> bool:

@@ -14,13 +14,12 @@ Invariants:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .syntax import Syntax
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(NamedTuple):
     kind: str
     name: str
     node: object  # tree_sitter.Node of the definition

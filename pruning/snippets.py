@@ -14,7 +14,7 @@ rendered alone still shows which class it belongs to. Every rendered snippet kee
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import xxhash
 
@@ -25,8 +25,7 @@ from .syntax import Syntax
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "impl", "type", "namespace"})
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedSnippet:
+class RenderedSnippet(NamedTuple):
     text: str
     start_line: int
     end_line: int

@@ -68,6 +68,8 @@ class CompletionCache:
                                      timeout_ms=settings.redis_timeout_ms, retry_s=settings.redis_retry_s,
                                      namespace=settings.redis_namespace, **extra)
         self.fingerprints: dict[str, str] = {}
+        self._last_deps: tuple = (None, ())
+        self._last_keys: tuple = (None, None, None, None, ("", None))
         self.lookups = 0
         self.hits = 0
         self.invalidations = 0
@@ -95,7 +97,7 @@ class CompletionCache:
         return hit
 
     def _lookup(self, request, prompt, model_id, template, verify) -> CacheHit | None:
-        deps = foreign_dependencies(request, self.workspace_root)
+        deps = self._deps(request)
         if conflicts(deps, self.fingerprints):
             self.outdated_requests += 1
             return None
@@ -103,11 +105,10 @@ class CompletionCache:
             text = self.typing.lookup(request, deps, verify)
             if text is not None:
                 return CacheHit(text, "typing")
-        key = exact_key(request, prompt, model_id, template, deps)
+        key, skey = self._keys(request, prompt, model_id, template, deps)
         text = self.exact.get(key)
         if text is not None:
             return CacheHit(text, "exact")
-        skey = semantic_cache_key(request, model_id, template, deps)
         if self.disk is not None:
             text = self.disk.get(key)
             if text is not None:
@@ -155,15 +156,15 @@ class CompletionCache:
         `call_soon`, so they are written after the answer has gone out)."""
         if not self.enabled or not text:
             return
-        deps = foreign_dependencies(request, self.workspace_root)
+        deps = self._deps(request)
         if conflicts(deps, self.fingerprints):
             self.outdated_requests += 1
             return
         if self.typing is not None:
             self.typing.note_model_text(request, deps, text, final=True)
-        key = exact_key(request, prompt, model_id, template, deps)
+        key, skey = self._keys(request, prompt, model_id, template, deps)
         self.exact.put(key, text, deps)
-        skey = semantic_cache_key(request, model_id, template, deps) if self.semantic is not None else None
+        skey = skey if self.semantic is not None else None
         if skey is not None:
             self.semantic.put(skey, text, request.prefix, deps)
         writes: list[Callable[[], None]] = []
@@ -195,8 +196,27 @@ class CompletionCache:
 
     def _current_deps(self, request: CompletionRequest):
         """The request's foreign dependencies, or None when they are older than the index's."""
-        deps = foreign_dependencies(request, self.workspace_root)
+        deps = self._deps(request)
         return None if conflicts(deps, self.fingerprints) else deps
+
+    def _deps(self, request: CompletionRequest):
+        """`foreign_dependencies(request)`, computed once per request: a lookup, the stream's
+        partial texts, the store and the shown text all ask for the same request's."""
+        if self._last_deps[0] is not request:
+            self._last_deps = (request, foreign_dependencies(request, self.workspace_root))
+        return self._last_deps[1]
+
+    def _keys(self, request: CompletionRequest, prompt: str, model_id: str, template: str,
+              deps) -> tuple[str, str | None]:
+        """The exact and semantic keys of `request` rendered as `prompt`, computed once for the
+        lookup and the store that follows it (requests and prompts are immutable)."""
+        last = self._last_keys
+        if last[0] is request and last[1] is prompt and last[2] == (model_id, template) and last[3] is deps:
+            return last[4]
+        keys = (exact_key(request, prompt, model_id, template, deps),
+                semantic_cache_key(request, model_id, template, deps))
+        self._last_keys = (request, prompt, (model_id, template), deps, keys)
+        return keys
 
     # --- invalidation ------------------------------------------------------------------------
 
