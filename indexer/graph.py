@@ -26,7 +26,7 @@ from collections import Counter, OrderedDict, defaultdict, deque
 from dataclasses import dataclass, field, replace
 from math import sqrt
 
-from indexer.definitions import definition_names, definition_rows
+from indexer.definitions import definition_names
 from indexer.rank import personalized_pagerank
 from indexer.resolve import ModuleIndex, resolve_import, shared_path_length
 from indexer.tags import Definition, FileTags
@@ -55,23 +55,13 @@ def _same_imports(old: FileTags, new: FileTags) -> bool:
 
 
 def _changed_names(old: FileTags, new: FileTags) -> frozenset[str]:
-    """The names whose lookups a file's change from `old` to `new` can affect beyond positions:
-    those whose definitions in the file differ in number, kind or container, and, when its
-    imports changed, those they bind (lookups follow re-exports through them). Definitions that
-    only moved are journalled apart (the file is `moved`): `rebind` reads them anew."""
-    before, after = _definition_shapes(old), _definition_shapes(new)
-    names = frozenset(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    """The names whose lookups a file's change from `old` to `new` can affect: those it defines
+    (before or after: their definitions may have moved), and, when its imports changed, those
+    they bind (lookups follow re-exports through them)."""
+    names = frozenset(definition_names(old.definitions)) | frozenset(definition_names(new.definitions))
     if not _same_imports(old, new):
         names |= frozenset(local for tags in (old, new) for imp in tags.imports for local in imp.local_names)
     return names
-
-
-def _definition_shapes(tags: FileTags) -> dict[str, list[tuple[str, str | None]]]:
-    """name -> (kind, container) of each of the file's definitions of that name, in order."""
-    shapes: dict[str, list[tuple[str, str | None]]] = {}
-    for row in definition_rows(tags.definitions):
-        shapes.setdefault(row[0], []).append((row[1], row[8]))
-    return shapes
 
 
 def _name_counts(tags: FileTags) -> dict[str, int]:
@@ -101,29 +91,27 @@ class SymbolGraph:
         self.change_serial = 0  # bumped by every set_file/remove_file, semantic or not
         self.layout_version = 0  # bumped when files come or go, or a Go module is declared
         self._positions: dict[str, tuple[FileTags, dict[str, tuple[int, ...]]]] = {}  # see _name_positions
-        self._journal: deque[tuple[int, frozenset[str], frozenset[str] | None, frozenset[str]]] = deque(
-            maxlen=JOURNAL_SIZE)
+        self._journal: deque[tuple[int, frozenset[str], frozenset[str] | None]] = deque(maxlen=JOURNAL_SIZE)
         self._edges_version = 0
         self._rank_cache: OrderedDict[str, tuple[int, dict[str, float]]] = OrderedDict()
 
     # ---- updates
 
-    def _record(self, paths: set[str], names: frozenset[str] | None, moved: frozenset[str] = frozenset()) -> None:
+    def _record(self, paths: set[str], names: frozenset[str] | None) -> None:
         """Journal one change: `definitions_of(name, from_path)` answers may differ afterwards
-        for `from_path` in `paths` or `name` in `names` (None: for every name); any other answer
-        that holds definitions of a file in `moved` holds them at old positions (`rebind`)."""
+        for `from_path` in `paths` or `name` in `names` (None: for every name)."""
         self.change_serial += 1
-        self._journal.append((self.change_serial, frozenset(paths), names, moved))
+        self._journal.append((self.change_serial, frozenset(paths), names))
 
-    def changes_since(self, serial: int) -> list[tuple[frozenset[str], frozenset[str] | None, frozenset[str]]] | None:
-        """The (paths, names, moved) of each change after `serial` (see `_record`), oldest first;
-        None when the journal no longer reaches back that far (then anything may have changed)."""
+    def changes_since(self, serial: int) -> list[tuple[frozenset[str], frozenset[str] | None]] | None:
+        """The (paths, names) of each change after `serial` (see `_record`), oldest first; None
+        when the journal no longer reaches back that far (then anything may have changed)."""
         with self._lock:
             if serial == self.change_serial:
                 return []
             if serial > self.change_serial or not self._journal or self._journal[0][0] > serial + 1:
                 return None
-            return [(paths, names, moved) for number, paths, names, moved in self._journal if number > serial]
+            return [(paths, names) for number, paths, names in self._journal if number > serial]
 
     def set_file(self, path: str, tags: FileTags) -> FileUpdate:
         """Index `tags` as the content of `path`; re-index only if the fingerprint changed."""
@@ -131,7 +119,7 @@ class SymbolGraph:
             old = self._tags.get(path)
             if old is not None and old.fingerprint == tags.fingerprint and old.package == tags.package:
                 self._tags[path] = tags  # the same names, but positions may have moved
-                self._record(set(), _changed_names(old, tags), frozenset({path}))
+                self._record(set(), _changed_names(old, tags))
                 return FileUpdate(path, False, tags.fingerprint)
             if old is not None:
                 self._resolve_fresh()  # so that `marked` names every importer
@@ -151,8 +139,7 @@ class SymbolGraph:
             if in_place:
                 # module resolution depends on files' paths, packages and languages, not on their
                 # contents: importers resolve as before, and `path` itself only if its imports changed
-                self._record(set() if _same_imports(old, tags) else {path}, _changed_names(old, tags),
-                             frozenset({path}))
+                self._record(set() if _same_imports(old, tags) else {path}, _changed_names(old, tags))
             else:  # a new file, or a moved package, can change how other files' imports resolve
                 self.layout_version += 1
                 self._record({path} | marked, None)
@@ -399,29 +386,6 @@ class SymbolGraph:
             for path in rest:
                 add_from(path, name)
             return list(out.values())
-
-    def rebind(self, answer: list[tuple[str, Definition]]) -> list[tuple[str, Definition]] | None:
-        """`answer` (a `definitions_of` result) with each definition read from its file's current
-        entry: the k-th definition of a name in a file becomes the current k-th one. None when a
-        file is gone or now defines one of those names a different number of times (then only a
-        new lookup can tell). Exact for files whose change was journalled as `moved` only."""
-        with self._lock:
-            runs: dict[tuple[str, str], int] = {}
-            out = []
-            for path, definition in answer:
-                tags = self._tags.get(path)
-                if tags is None:
-                    return None
-                positions = self._name_positions(path, tags).get(definition.name, ())
-                k = runs.get((path, definition.name), 0)
-                if k >= len(positions):
-                    return None
-                runs[(path, definition.name)] = k + 1
-                out.append((path, tags.definitions[positions[k]]))
-            for (path, name), count in runs.items():
-                if len(self._name_positions(path, self._tags[path]).get(name, ())) != count:
-                    return None
-            return out
 
     def _name_positions(self, path: str, tags: FileTags) -> dict[str, tuple[int, ...]]:
         """Where each name sits in `tags.definitions` (the entry of `path`), kept while that entry

@@ -223,10 +223,8 @@ class _GraphMemo:
     """`definitions_of` answers for one graph, kept in step with it through its change journal
     (`SymbolGraph.changes_since`): a re-indexed file drops only the answers its change can
     affect (the paths and names `SymbolGraph._record` journals), so typing in one buffer does
-    not empty the memo for every other name. Answers holding definitions of a file whose
-    definitions only moved are re-read from the graph when next asked for (`SymbolGraph.rebind`),
-    which costs far less than a new lookup. A change that can affect anything (a file added or
-    removed), a different graph, or a journal that no longer reaches back, empties the memo."""
+    not empty the memo for every other name. A change that can affect anything (a file added or
+    removed), a different graph, or a journal that no longer reaches back, empties it."""
 
     def __init__(self) -> None:
         self.graph: weakref.ref | None = None
@@ -234,8 +232,6 @@ class _GraphMemo:
         self.answers: dict[tuple[str, str], list] = {}
         self.by_name: dict[str, set[tuple[str, str]]] = {}
         self.by_path: dict[str, set[tuple[str, str]]] = {}
-        self.by_holder: dict[str, set[tuple[str, str]]] = {}  # file -> answers holding its definitions
-        self.moved: set[tuple[str, str]] = set()  # answers to rebind before use
 
     def sync(self, graph: object) -> None:
         """Drop what changed in `graph` since the answers were read (all, if unknown)."""
@@ -244,41 +240,21 @@ class _GraphMemo:
         if current is graph and serial == self.serial:
             return
         changes = graph.changes_since(self.serial) if current is graph else None  # type: ignore[attr-defined]
-        if changes is None or any(names is None for _, names, _ in changes):
-            self.clear()
+        if changes is None or any(names is None for _, names in changes):
+            self.answers, self.by_name, self.by_path = {}, {}, {}
         else:
-            for paths, names, moved in changes:
+            for paths, names in changes:
                 for key_set in [self.by_path.pop(p, ()) for p in paths] + [self.by_name.pop(n, ()) for n in names]:
                     for key in key_set:
                         self.answers.pop(key, None)
-                for holder in moved:
-                    self.moved.update(key for key in self.by_holder.get(holder, ()) if key in self.answers)
         self.graph, self.serial = weakref.ref(graph), serial
-
-    def clear(self) -> None:
-        self.answers, self.by_name, self.by_path, self.by_holder, self.moved = {}, {}, {}, {}, set()
-
-    def get(self, graph: object, key: tuple[str, str]) -> list | None:
-        """The memoised answer for `key` (rebound first if its definitions moved), or None."""
-        answer = self.answers.get(key)
-        if answer is not None and key in self.moved:
-            self.moved.discard(key)
-            answer = graph.rebind(answer)  # type: ignore[attr-defined]
-            if answer is None:
-                del self.answers[key]
-            else:
-                self.answers[key] = answer
-        return answer
 
     def store(self, key: tuple[str, str], answer: list) -> None:
         if len(self.answers) >= _MEMO_SIZE:
-            self.clear()
+            self.answers, self.by_name, self.by_path = {}, {}, {}
         self.answers[key] = answer
-        self.moved.discard(key)
         self.by_name.setdefault(key[0], set()).add(key)
         self.by_path.setdefault(key[1], set()).add(key)
-        for holder in {path for path, _ in answer}:
-            self.by_holder.setdefault(holder, set()).add(key)
 
 
 _MEMO = _GraphMemo()
@@ -290,7 +266,7 @@ def _definitions_of(graph: object, name: str, path: str) -> list:
     with _MEMO_LOCK:
         _MEMO.sync(graph)
         serial = _MEMO.serial
-        answer = _MEMO.get(graph, (name, path))
+        answer = _MEMO.answers.get((name, path))
     if answer is None:
         answer = graph.definitions_of(name, path)  # type: ignore[attr-defined]
         with _MEMO_LOCK:
