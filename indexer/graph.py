@@ -91,6 +91,7 @@ class SymbolGraph:
         self.change_serial = 0  # bumped by every set_file/remove_file, semantic or not
         self.layout_version = 0  # bumped when files come or go, or a Go module is declared
         self._positions: dict[str, tuple[FileTags, dict[str, tuple[int, ...]]]] = {}  # see _name_positions
+        self._binding_memo: dict[str, tuple] = {}  # see _bindings
         self._journal: deque[tuple[int, frozenset[str], frozenset[str] | None]] = deque(maxlen=JOURNAL_SIZE)
         self._edges_version = 0
         self._rank_cache: OrderedDict[str, tuple[int, dict[str, float]]] = OrderedDict()
@@ -150,6 +151,7 @@ class SymbolGraph:
         with self._lock:
             old = self._tags.pop(path, None)
             self._positions.pop(path, None)
+            self._binding_memo.pop(path, None)
             if old is None:
                 return FileUpdate(path, False, "")
             self._resolve_fresh()
@@ -366,11 +368,9 @@ class SymbolGraph:
             tags = self._tags.get(from_path)
             resolved = self._resolved.get(from_path, ())
             if tags is not None:
-                for imp, targets in zip(tags.imports, resolved):
-                    for original, local in zip(imp.names, imp.local_names):
-                        if local == name:
-                            for target in targets:
-                                self._follow(target, original, add_from, hops=3)
+                for original, targets in self._bindings(from_path, tags, resolved).get(name, ()):
+                    for target in targets:
+                        self._follow(target, original, add_from, hops=3)
                 for targets in resolved:
                     for target in targets:
                         add_from(target, name)
@@ -386,6 +386,20 @@ class SymbolGraph:
             for path in rest:
                 add_from(path, name)
             return list(out.values())
+
+    def _bindings(self, path: str, tags: FileTags,
+                  resolved: tuple[tuple[str, ...], ...]) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
+        """Local name -> (name in the target, target files) for each `from m import name [as
+        local]` of `path`, in import order; kept while the entry and its resolution stand."""
+        cached = self._binding_memo.get(path)
+        if cached is not None and cached[0] is tags and cached[1] is resolved:
+            return cached[2]
+        bindings: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        for imp, targets in zip(tags.imports, resolved):
+            for original, local in zip(imp.names, imp.local_names):
+                bindings.setdefault(local, []).append((original, targets))
+        self._binding_memo[path] = (tags, resolved, bindings)
+        return bindings
 
     def _name_positions(self, path: str, tags: FileTags) -> dict[str, tuple[int, ...]]:
         """Where each name sits in `tags.definitions` (the entry of `path`), kept while that entry

@@ -26,20 +26,47 @@ class TextEdit:
     text: str
 
 
-_last_line_start: tuple[str, int, int] | None = None  # (text, line, offset) of the last lookup
+# (text, line, offset) line starts known for recent texts, newest last: the last lookups, and
+# the line an edit started on, carried into the text the edit produced (`carry_line_start`)
+_ANCHORS: list[tuple[str, int, int]] = []
+_MAX_ANCHORS = 8  # about two per buffer being typed in (each holds its text alive)
+_MAX_SCAN_LINES = 64  # further from a known line start than this, the text is searched afresh
 
 
 def line_start(text: str, line: int) -> int:
     """Offset of the first character of `line` (0-based); raises PositionError past the last line.
-    For "\n"-only text (the common case) the scan runs in C (`str.split` with a limit); the last
-    answer is kept, so a range's start and end on one line cost one scan."""
-    global _last_line_start
-    last = _last_line_start
-    if last is not None and last[0] is text and last[1] == line:
-        return last[2]
-    offset = _line_start(text, line)
-    _last_line_start = (text, line, offset)
+
+    A line start known for this very text object (an earlier lookup, or the line an edit began
+    on: typing stays on a line or moves a few down) is returned, or scanned on from, at once;
+    otherwise, for "\n"-only text (the common case) the scan runs in C (`str.split` with a limit)."""
+    for known, known_line, offset in reversed(_ANCHORS):
+        if known is text and 0 <= line - known_line <= _MAX_SCAN_LINES:
+            for _ in range(line - known_line):
+                m = _BREAK.search(text, offset)
+                if m is None:
+                    raise PositionError(f"line {line} is past the end of the document")
+                offset = m.end()
+            break
+    else:
+        offset = _line_start(text, line)
+    _remember(text, line, offset)
     return offset
+
+
+def carry_line_start(old: str, new: str, edit: TextEdit, line: int, offset: int) -> None:
+    """`offset` starts `line` in `old`, at or before where `edit` (which made `new` from `old`)
+    begins: the text before the edit is unchanged, so the line starts there in `new` too, unless
+    the edit joins a "\r" ending the previous line with a "\n" it inserts."""
+    if offset <= edit.start and not (offset == edit.start and old[offset - 1:offset] == "\r"):
+        _remember(new, line, offset)
+
+
+def _remember(text: str, line: int, offset: int) -> None:
+    if _ANCHORS and _ANCHORS[-1][0] is text and _ANCHORS[-1][1] == line:
+        return
+    _ANCHORS.append((text, line, offset))
+    if len(_ANCHORS) > _MAX_ANCHORS:
+        del _ANCHORS[0]
 
 
 def _line_start(text: str, line: int) -> int:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
 import logging
 import sys
 from itertools import count
@@ -37,6 +38,8 @@ from threading import Event
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import FeatureNotificationError, JsonRpcInternalError
+from pygls.feature_manager import is_thread_function
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 log = logging.getLogger(__name__)
@@ -95,8 +98,18 @@ class ArborProtocol(LanguageServerProtocol):
 
     def _forward(self, method: str, params: Any) -> None:
         handler = self.fm.features.get(method)
-        if handler is not None:
+        if handler is None:
+            return
+        if not _is_plain(handler):  # async, threaded or generator handlers: pygls's own machinery
             self._execute_handler(f"sync-{next(self._ids)}", handler, self._check_handler_result, args=(params,))
+            return
+        # a plain function is called at once; pygls would wrap the call in a Future (a lock and a
+        # callback per keystroke) only to report an exception the way this does
+        try:
+            handler(params)
+        except Exception as exc:
+            self._server._report_server_error(JsonRpcInternalError.of((type(exc), exc, exc.__traceback__)),
+                                              FeatureNotificationError)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:
@@ -109,6 +122,12 @@ class ArborProtocol(LanguageServerProtocol):
     @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         self._forward(types.TEXT_DOCUMENT_DID_CLOSE, params)
+
+
+def _is_plain(handler: Any) -> bool:
+    """Whether pygls would run `handler` as a plain synchronous call."""
+    return not (asyncio.iscoroutinefunction(handler) or is_thread_function(handler)
+                or inspect.isgeneratorfunction(handler))
 
 
 async def _pipe_reader(stdin) -> asyncio.StreamReader | None:

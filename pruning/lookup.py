@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass
+from typing import NamedTuple
 from functools import lru_cache
 
 import xxhash
@@ -39,8 +39,7 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-@dataclass(slots=True)
-class Found:
+class Found(NamedTuple):
     """A definition in another (or this) file, as the graph reports it."""
 
     path: str
@@ -89,17 +88,23 @@ class IndexLookup:
         """Definitions of `name` visible from this file, best first (the graph's order)."""
         if self.graph is None:
             return []
-        found: list[Found] = []
         imported = self.imported_files()
-        bound = self._bound_names()
-        for path, definition in _definitions_of(self.graph, name, self.path)[:limit]:
+        is_bound = name in self._bound_names()
+        answer = _definitions_of(self.graph, name, self.path)
+        key = (self.path, name, limit)
+        memo = _FOUND.get(key)  # the same graph answer seen from the same imports: the same list
+        if memo is not None and memo[0] is answer and memo[2] == is_bound and memo[1] == imported:
+            return memo[3]
+        found: list[Found] = []
+        for path, definition in answer[:limit]:
             if path == self.path:
                 tier = 0
             elif path in imported:
-                tier = 1 if name in bound else 2
+                tier = 1 if is_bound else 2
             else:
                 tier = 3
             found.append(Found(path, definition, tier))
+        _FOUND.put(key, (answer, frozenset(imported), is_bound, found))
         return found
 
     def module_aliases(self) -> dict[str, str]:
@@ -217,6 +222,9 @@ class IndexLookup:
             if other.name == container and other.start_byte < start < other.end_byte:
                 return _line_at(source, other.name_byte or other.start_byte).rstrip() + "\n"
         return ""
+
+
+_FOUND: LruMemo[tuple[list, frozenset[str], bool, list[Found]]] = LruMemo(1024)  # see `definitions`
 
 
 class _GraphMemo:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from ..positions import PositionError, TextEdit, apply_edit, offset_at
+from ..positions import PositionError, TextEdit, apply_edit, carry_line_start, line_start, offset_at
 
 if TYPE_CHECKING:
     from ..server import ArborServer
@@ -57,9 +57,12 @@ def apply_changes(doc: OpenDocument, changes: list, encoding: str) -> list[TextE
             if end < start:
                 raise PositionError(f"range end {r.end} precedes its start {r.start}")
             edit = TextEdit(start, end, change.text)
+            edited = apply_edit(text, edit)
+            carry_line_start(text, edited, edit, r.start.line, line_start(text, r.start.line))
         else:
             edit = TextEdit(0, len(text), change.text)
-        text = apply_edit(text, edit)
+            edited = apply_edit(text, edit)
+        text = edited
         edits.append(edit)
     doc.text = text
     return edits

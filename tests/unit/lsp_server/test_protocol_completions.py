@@ -114,3 +114,21 @@ async def test_working_status_only_for_completions_that_take_a_while(monkeypatch
     server.status_done()
     server.send_status("idle")
     assert sent == ["working", "idle"]
+
+
+def test_document_notifications_run_at_once_and_a_failing_handler_is_reported(monkeypatch):
+    server = create_server()
+    reported: list[tuple[object, type]] = []
+    monkeypatch.setattr(server, "_report_server_error", lambda error, source: reported.append((error, source)))
+    seen: list[object] = []
+    server.protocol.fm.features[types.TEXT_DOCUMENT_DID_SAVE] = seen.append  # a plain function: called at once
+    server.protocol._forward(types.TEXT_DOCUMENT_DID_SAVE, "params")
+    assert seen == ["params"] and not reported
+
+    def broken(params):
+        raise RuntimeError("listener bug")
+
+    server.protocol.fm.features[types.TEXT_DOCUMENT_DID_CHANGE] = broken
+    server.protocol._forward(types.TEXT_DOCUMENT_DID_CHANGE, "params")  # must not raise
+    (error, source), = reported
+    assert "listener bug" in str(error) and source.__name__ == "FeatureNotificationError"
