@@ -26,10 +26,10 @@ class TextEdit:
     text: str
 
 
-# (text, line, offset) line starts known for recent texts, newest last: the last lookups, and
-# the line an edit started on, carried into the text the edit produced (`carry_line_start`)
+# (text, line, offset): one known line start per recent text, newest last: the last lookup in
+# it, or the line an edit started on, carried into the text the edit produced (`carry_line_start`)
 _ANCHORS: list[tuple[str, int, int]] = []
-_MAX_ANCHORS = 8  # about two per buffer being typed in (each holds its text alive)
+_MAX_ANCHORS = 8  # texts: one per buffer being typed in (each anchor holds its text alive)
 _MAX_SCAN_LINES = 64  # further from a known line start than this, the text is searched afresh
 
 
@@ -57,13 +57,17 @@ def carry_line_start(old: str, new: str, edit: TextEdit, line: int, offset: int)
     """`offset` starts `line` in `old`, at or before where `edit` (which made `new` from `old`)
     begins: the text before the edit is unchanged, so the line starts there in `new` too, unless
     the edit joins a "\r" ending the previous line with a "\n" it inserts."""
+    _ANCHORS[:] = [anchor for anchor in _ANCHORS if anchor[0] is not old]  # that text is gone
     if offset <= edit.start and not (offset == edit.start and old[offset - 1:offset] == "\r"):
         _remember(new, line, offset)
 
 
 def _remember(text: str, line: int, offset: int) -> None:
-    if _ANCHORS and _ANCHORS[-1][0] is text and _ANCHORS[-1][1] == line:
-        return
+    """Keep one anchor per text (the latest), at most `_MAX_ANCHORS` texts."""
+    for i, anchor in enumerate(_ANCHORS):
+        if anchor[0] is text:
+            del _ANCHORS[i]
+            break
     _ANCHORS.append((text, line, offset))
     if len(_ANCHORS) > _MAX_ANCHORS:
         del _ANCHORS[0]
