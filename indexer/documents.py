@@ -76,7 +76,7 @@ class OpenDocument:
     """An open buffer of language `language` (None: text is tracked, nothing is parsed)."""
 
     __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_settled", "_tagger",
-                 "edits_since_parse", "parses", "tagged_source", "last_parse_ms", "_unparsed")
+                 "edits_since_parse", "parses", "tagged_source", "last_parse_ms", "_unparsed", "_row_anchor")
 
     def __init__(self, path: str, text: str, language: str | None) -> None:
         self.path = path
@@ -92,6 +92,7 @@ class OpenDocument:
         self.tagged_source: bytes | None = None  # the source the last `tags()` were made from
         self.last_parse_ms = 0.0  # how long the last incremental reparse took
         self._unparsed: tuple[int, int] | None = None  # bytes edited since the last parse
+        self._row_anchor = (0, 0)  # (offset, row) of a line start of `text`: rows count from there
 
     @property
     def source(self) -> bytes:
@@ -104,8 +105,9 @@ class OpenDocument:
         """Whether the text changed since the last parse."""
         return self._dirty
 
-    def apply(self, edit: TextEditLike) -> None:
-        """Apply one edit to the text and record it on the tree."""
+    def apply(self, edit: TextEditLike, result: str | None = None) -> None:
+        """Apply one edit to the text and record it on the tree. `result` is the text the edit
+        makes, when the caller has it already (then it is not rebuilt)."""
         text = self.text
         size = len(text)
         start = min(max(int(edit.start), 0), size)
@@ -116,8 +118,12 @@ class OpenDocument:
             removed = text[start:end]
             old_end_byte = start_byte + _byte_len(removed)
             new_end_byte = start_byte + _byte_len(new)
-            row = text.count("\n", 0, start)
+            anchor, anchor_row = self._row_anchor
+            if anchor > start:
+                anchor, anchor_row = 0, 0
+            row = anchor_row + text.count("\n", anchor, start)  # typing stays near the last edit
             line_start = text.rfind("\n", 0, start) + 1
+            self._row_anchor = (line_start, row)  # the text before `start` is unchanged by the edit
             start_point = (row, _byte_len(text[line_start:start]))
             old_end_point = _point_after(start_point, removed)
             new_end_point = _point_after(start_point, new)
@@ -126,7 +132,8 @@ class OpenDocument:
                 start_point, old_end_point, new_end_point,
             )
             self._unparsed = _cover(self._unparsed, start_byte, old_end_byte, new_end_byte)
-        self.text = text[:start] + new + text[end:]
+        expected = size - (end - start) + len(new)
+        self.text = result if result is not None and len(result) == expected else text[:start] + new + text[end:]
         self._source = None
         self._dirty = True
         self.edits_since_parse += 1
@@ -134,6 +141,7 @@ class OpenDocument:
     def replace(self, text: str) -> None:
         """Replace the whole text (a full sync); the next parse starts from scratch."""
         self.text = text
+        self._row_anchor = (0, 0)
         self._source = None
         self._tree = None
         self._unparsed = None

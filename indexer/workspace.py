@@ -17,6 +17,7 @@ import os
 import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from indexer.ignore import IgnoreRule, gitignore_verdict, matches_any, parse_gitignore
 from indexer.languages import language_for_path
@@ -98,7 +99,15 @@ class ScanReport:
 
 
 def normalize_path(path: str) -> str:
-    """Absolute, normalised, '/'-separated form of `path`."""
+    """Absolute, normalised, '/'-separated form of `path`. Absolute paths (what editors send)
+    are memoised: the server normalises the same few at every keystroke."""
+    if os.path.isabs(path):
+        return _normalize_absolute(path)
+    return os.path.abspath(path).replace(os.sep, "/")
+
+
+@lru_cache(maxsize=4096)
+def _normalize_absolute(path: str) -> str:
     return os.path.abspath(path).replace(os.sep, "/")
 
 

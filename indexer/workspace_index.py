@@ -254,6 +254,8 @@ class WorkspaceIndex:
             doc = self._docs.get(path)
             if doc is None:
                 self._docs[path] = OpenDocument(path, new_text, languages.language_for_path(path))
+            elif len(edits) == 1:  # the common case: new_text is that edit's result
+                doc.apply(edits[0], new_text)
             else:
                 for edit in edits:
                     doc.apply(edit)

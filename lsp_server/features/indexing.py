@@ -93,6 +93,7 @@ class IndexingService:
         self._prepare_next: set[str] = set()  # completed buffers just re-indexed: prepare them next
         self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
         self._soon_since: float | None = None
+        self._last_edit = 0.0
         self._heap_frozen = False
 
     # ---- document listener: flush after a pause in typing
@@ -107,11 +108,26 @@ class IndexingService:
             pending.discard(normalize_path(path))
 
     def _schedule_flush(self) -> None:
-        for handle in (self._idle_handle, self._settle_handle):
-            if handle is not None:
-                handle.cancel()
-        self._idle_handle = call_later(IDLE_FLUSH_S, self._flush)
-        self._settle_handle = call_later(IDLE_SETTLE_S, self._settle)
+        """The idle flush and settle run `IDLE_FLUSH_S` and `IDLE_SETTLE_S` after the last edit.
+        An edit only notes its time: a due timer re-arms itself for what is left, rather than
+        every keystroke cancelling two timers and scheduling two more."""
+        self._last_edit = time.monotonic()
+        if self._idle_handle is None:
+            self._idle_handle = call_later(IDLE_FLUSH_S, self._idle_due)
+        if self._settle_handle is None:
+            self._settle_handle = call_later(IDLE_SETTLE_S, self._settle_due)
+
+    def _idle_due(self) -> None:
+        left = self._last_edit + IDLE_FLUSH_S - time.monotonic()
+        self._idle_handle = call_later(left, self._idle_due) if left > 0 else None
+        if left <= 0:
+            self._flush()
+
+    def _settle_due(self) -> None:
+        left = self._last_edit + IDLE_SETTLE_S - time.monotonic()
+        self._settle_handle = call_later(left, self._settle_due) if left > 0 else None
+        if left <= 0:
+            self._settle()
 
     def flush_soon(self, path: str) -> None:
         """A completion in `path` was just answered: shortly, flush edited buffers and prepare

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from indexer import extract_tags, parse
 from indexer.documents import OpenDocument
 from indexer.incremental import IncrementalTagger
+from indexer import languages
 from indexer.languages import has_error, root_sexp
 
 BASE = {
@@ -51,10 +52,22 @@ def test_incremental_parse_equals_full_parse(case):
     lang, edits, final_text, flush_every = case
     doc = OpenDocument("/w/f", BASE[lang], lang)
     doc.tree()
-    for i, edit in enumerate(edits, 1):
-        doc.apply(edit)
-        if i % flush_every == 0:
-            doc.tree()  # parse at some points in the burst, defer at others
+    text = BASE[lang]
+    points = []
+    real_edit_tree = languages.edit_tree
+    languages.edit_tree = lambda tree, *args: (points.append(args[3]), real_edit_tree(tree, *args))
+    try:
+        for i, edit in enumerate(edits, 1):
+            before = text[:edit.start]
+            row, column = before.count("\n"), len(before[before.rfind("\n") + 1:].encode("utf-8", "surrogatepass"))
+            text = text[:edit.start] + edit.text + text[edit.end:]
+            doc.apply(edit, text if i % 2 else None)  # with the resulting text known, and without
+            assert doc.text == text
+            assert points[-1] == (row, column)  # where the tree is told the edit starts
+            if i % flush_every == 0:
+                doc.tree()  # parse at some points in the burst, defer at others
+    finally:
+        languages.edit_tree = real_edit_tree
     assert doc.text == final_text
     incremental = doc.tree()
     source = final_text.encode("utf-8", "surrogatepass")

@@ -90,3 +90,21 @@ async def test_a_buffer_another_open_buffer_imports_is_reindexed_after_an_answer
     await asyncio.sleep(AFTER_COMPLETION_FLUSH_S + 0.05)
     assert lib not in index.pending  # young, but user.py imports it
     assert index.tagged_source(lib) == new_text.encode()
+
+
+async def test_the_idle_flush_runs_once_a_pause_after_the_last_edit(service, tmp_path, monkeypatch):
+    """Typing keeps pushing the idle flush back without a new timer per keystroke; it runs
+    IDLE_FLUSH_S after the last edit, once."""
+    monkeypatch.setattr(indexing, "IDLE_FLUSH_S", 0.2)
+    flushes: list[float] = []
+    monkeypatch.setattr(service, "_flush", lambda: flushes.append(asyncio.get_running_loop().time()))
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for _ in range(6):  # an edit every 0.1 s: never a 0.2 s pause
+        service.did_change("/w/a.py", [], "")
+        await asyncio.sleep(0.1)
+        assert not flushes
+    last_edit = loop.time() - 0.1
+    await asyncio.sleep(0.35)
+    assert len(flushes) == 1
+    assert flushes[0] - last_edit >= 0.2 - 0.02 and flushes[0] - started > 0.6
