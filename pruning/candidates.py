@@ -151,7 +151,41 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
                               upgrade_gain=2.0 if accessed else 1.3)
         if piece is not None:
             pieces.append(piece)
+    _LAST_NAMES.put(path, [(name, frozenset(members_of.get(name, ()))) for name in by_name])
     return pieces
+
+
+# path -> (name, members used on it) of the names its last completion resolved
+_LAST_NAMES: LruMemo[list[tuple[str, frozenset[str]]]] = LruMemo(64)
+
+
+def warm_references(lookup: IndexLookup) -> None:
+    """Look up, and render, the definitions of the names the last completion in this file
+    resolved, against the current index: after a file was re-indexed, the next completion here
+    (most of whose names are the same) then finds them memoised instead of doing that work on
+    its own path. Has no effect on any context's content."""
+    if not lookup.available:
+        return
+    for name, members in _LAST_NAMES.get(lookup.path) or ():
+        for item in lookup.definitions(name):
+            if item.path != lookup.path:
+                _draw_forms(item, lookup, members)
+
+
+def _draw_forms(item: Found, lookup: IndexLookup, members: frozenset[str]):
+    """`_forms` of an index definition, rendered from the index."""
+    definition = item.definition
+    lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
+    return _forms(lambda form, limit: lookup.render(item, form, members or None, limit),
+                  getattr(definition, "kind", "definition"), lines)
+
+
+def _forms(draw, kind: str, lines: int):
+    """The compact rendering (signature; class header with two members) and the fuller one
+    (whole body when short, else None; skeleton up to 12 members) of a definition of `kind`."""
+    if kind in CLASS_KINDS:
+        return draw("skeleton", 2), draw("skeleton", 12)
+    return draw("signature", 0), draw("full", 0) if lines <= FULL_BODY_MAX_LINES else None
 
 
 def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str],
@@ -309,22 +343,14 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
         def draw(form: str, limit: int) -> RenderedSnippet:
             return render(item.node, source, syntax, form, parents=True, members=members or None, limit=limit)
 
-        symbol, kind, lines, where = scope.name, scope.kind, scope.end_line - scope.start_line + 1, path
+        symbol, kind, where = scope.name, scope.kind, path
+        base, rich = _forms(draw, kind, scope.end_line - scope.start_line + 1)
     else:
         kind = getattr(definition, "kind", "definition")
-        lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
-
-        def draw(form: str, limit: int) -> RenderedSnippet | None:
-            return lookup.render(item, form, members or None, limit)
-
         symbol, where = definition.name, item.path  # type: ignore[attr-defined]
+        base, rich = _draw_forms(item, lookup, members)
     current = isinstance(item, _Local)
     reason = _reason(item.tier, kind)
-    if kind in CLASS_KINDS:
-        base, rich = draw("skeleton", 2), draw("skeleton", 12)
-    else:
-        base = draw("signature", 0)
-        rich = draw("full", 0) if lines <= FULL_BODY_MAX_LINES else None
     if base is None:
         return None
     upgrade = None

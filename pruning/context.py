@@ -26,7 +26,7 @@ from indexer import languages
 from inference.api import CompletionRequest, ContextSnippet
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
-from .candidates import Piece, ladder_pieces, local_definitions, prepare_file_uses, reference_pieces
+from .candidates import Piece, ladder_pieces, local_definitions, prepare_file_uses, reference_pieces, warm_references
 from .lookup import IndexLookup, encode
 from .references import names_near_cursor
 from .scopes import scope_chain
@@ -153,11 +153,14 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
 
 
 def prepare(index: Any, path: str) -> None:
-    """Precompute what the next `build_context` in `path` needs from the file's indexed state
-    alone (the imported names it uses most), e.g. right after the file was re-indexed, so that
-    work is not on the keystroke-to-completion path. Has no effect on the context's content."""
+    """Precompute what the next `build_context` in `path` needs from the index alone (the
+    imported names it uses most; the definitions, and their renderings, of the names its last
+    context resolved), e.g. right after a file was re-indexed, so that work is not on the
+    keystroke-to-completion path. Has no effect on the context's content."""
     if index is not None:
-        prepare_file_uses(IndexLookup(index, path))
+        lookup = IndexLookup(index, path)
+        prepare_file_uses(lookup)
+        warm_references(lookup)
 
 
 def _index_tree(index: Any, path: str, source: bytes) -> tuple[Any, tuple[int, int] | None]:

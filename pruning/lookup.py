@@ -179,10 +179,26 @@ class IndexLookup:
 
     def render(self, found: Found, form: str, members: frozenset[str] | None = None,
                limit: int = 12) -> RenderedSnippet | None:
-        """Renders `found` in `form` with its container's header line, memoised: for an open
-        buffer by the definition's own text and language (other edits in that buffer, or the same
-        text in another buffer, share the rendering), for a file on disk by the file's
-        fingerprint and the definition's position."""
+        """Renders `found` in `form` with its container's header line, memoised twice: by
+        position while the file's graph entry stands (a dictionary lookup), and across entries
+        (`_render`) for an open buffer by the definition's own text and language (other edits in
+        that buffer, or the same text in another buffer, share the rendering), for a file on disk
+        by the file's fingerprint and the definition's position."""
+        definition = found.definition
+        entry = self.graph.tags(found.path) if self.graph is not None else None
+        if entry is None:
+            return self._render(found, form, members, limit)
+        by_entry = _RENDERED_BY_ENTRY.get(found.path)
+        if by_entry is None or by_entry[0] is not entry or len(by_entry[1]) >= _MAX_RENDERED_PER_ENTRY:
+            by_entry = _RENDERED_BY_ENTRY.put(found.path, (entry, {}))
+        wanted = (definition.start_byte, definition.end_byte, form, members, limit)  # type: ignore[attr-defined]
+        result = by_entry[1].get(wanted, MISSING)
+        if result is MISSING:
+            result = by_entry[1][wanted] = self._render(found, form, members, limit)
+        return result
+
+    def _render(self, found: Found, form: str, members: frozenset[str] | None,
+                limit: int) -> RenderedSnippet | None:
         definition = found.definition
         start, end = definition.start_byte, definition.end_byte  # type: ignore[attr-defined]
         tagged = self._tagged_source(found.path)
@@ -224,6 +240,10 @@ class IndexLookup:
         return ""
 
 
+# path -> (graph entry, {(start, end, form, members, limit): rendering}): while a file's entry
+# stands, its renderings are looked up by position alone; a new entry starts a new table
+_RENDERED_BY_ENTRY: LruMemo[tuple[object, dict]] = LruMemo(256)
+_MAX_RENDERED_PER_ENTRY = 512
 _FOUND: LruMemo[tuple[list, frozenset[str], bool, list[Found]]] = LruMemo(1024)  # see `definitions`
 
 

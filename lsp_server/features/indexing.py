@@ -90,7 +90,7 @@ class IndexingService:
         self._soon_handle: asyncio.Handle | None = None
         self._prepare: set[str] = set()
         self._reparse: set[str] = set()  # buffers just completed, whose trees may lag their text
-        self._prepare_next: set[str] = set()  # completed buffers just re-indexed: prepare them next
+        self._prepare_next: set[str] = set()  # completed buffers to prepare after a re-index
         self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
         self._soon_since: float | None = None
         self._last_edit = 0.0
@@ -191,8 +191,9 @@ class IndexingService:
             target = ordered[0]
             self._prepare.discard(target)
             self._guarded("re-indexing", target, self.index.flush, target)
-            if target in self._completed:
-                self._prepare_next.add(target)  # its own step
+            # each completed buffer's next context is prepared in a step of its own: its own
+            # entry changed, or the names its last context resolved may be defined in `target`
+            self._prepare_next |= self._completed
             return True
         if self._prepare:
             target = self._prepare.pop()

@@ -81,3 +81,26 @@ def test_a_changed_definition_reparsed_from_its_last_tree_renders_as_a_fresh_par
     lookup._CHUNK_TREES.clear()
     assert incremental == render(after)  # as from a full parse
     assert "def perimeter(self, scale):" in incremental
+
+
+def test_prepare_looks_up_again_what_the_last_context_resolved(tmp_path, monkeypatch):
+    """After b.py is re-indexed, preparing main.py does the lookups its last context needed, so
+    the next context in main.py does none itself; and the context is what it would be anyway."""
+    from pruning.context import build_context, prepare
+
+    index, paths = workspace(tmp_path)
+    main = (tmp_path / "main.py").read_text()
+    build_context(paths["main.py"], main, len(main), index=index)  # resolves alpha and beta
+    index.did_open(paths["b.py"], "\n\ndef beta(y):\n    return y\n", "python")  # beta moved
+    index.flush()
+    prepare(index, paths["main.py"])
+    calls: list[str] = []
+    real = type(index.graph).definitions_of
+    monkeypatch.setattr(type(index.graph), "definitions_of",
+                        lambda graph, name, origin: calls.append(name) or real(graph, name, origin))
+    warmed = build_context(paths["main.py"], main, len(main), index=index)
+    assert "beta" not in calls
+    lookup._MEMO.answers.clear()  # the same context from a cold memo
+    lookup._FOUND.clear()
+    assert build_context(paths["main.py"], main, len(main), index=index) == warmed
+    assert "beta" in calls
