@@ -45,8 +45,8 @@ log = logging.getLogger(__name__)
 
 IDLE_FLUSH_S = 0.3
 AFTER_COMPLETION_FLUSH_S = 0.005
-PENDING_LAG_S = 1.0  # how long a buffer's index entry may lag its edits when a completion reads it
-REINDEX_LAG_S = 0.5  # after an answer, a buffer is re-indexed once its entry lags by this much
+PENDING_LAG_S = 2.5  # how long a buffer's index entry may lag its edits when a completion reads it
+REINDEX_LAG_S = 1.5  # after an answer, a buffer is re-indexed once its entry lags by this much
 MAX_FLUSH_DEFERRAL_S = 0.1  # how long completions in flight may hold back that flush
 IDLE_SETTLE_S = 1.5
 PROGRESS_INTERVAL_S = 0.1
