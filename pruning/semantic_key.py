@@ -12,16 +12,16 @@ snippet gives a different key (up to hash collisions).
 
 from __future__ import annotations
 
-import re
-
 import xxhash
 
-_SPACE = re.compile(rb"\s+")
 _SEP = b"\x1e"
 
 
 def normalise(text: bytes) -> bytes:
-    return _SPACE.sub(b" ", text).strip()
+    """`text` with every run of ASCII whitespace collapsed to one space, ends stripped (what
+    `re.sub(rb"\\s+", b" ", text).strip()` gives, in C: about five times faster on the tens of
+    kilobytes of a class whose body the cursor is in)."""
+    return b" ".join(text.split())
 
 
 def semantic_key(language: str, scope_text: bytes, prefix: str, suffix: str,

@@ -222,6 +222,16 @@ def test_nearby_cursors_share_the_prompt_start():
     assert [s.text for s in a.snippets] == [s.text for s in b.snippets]
 
 
+@given(st.binary(max_size=80) | st.lists(st.sampled_from([b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c", b"\x1c",
+                                                      b"\xa0", b"\x85", b"a", b"(", b"\xc3\xa9"]),
+                                      max_size=30).map(b"".join))
+def test_whitespace_collapsing_equals_the_regex_definition(text):
+    import re
+
+    from pruning.semantic_key import normalise
+    assert normalise(text) == re.sub(rb"\s+", b" ", text).strip()
+
+
 def test_semantic_key_ignores_whitespace_but_not_tokens():
     text = "def f(a):\n    x = a + 1\n    "
     base = build_context("/w/m.py", text, len(text)).semantic_key
