@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import heapq
 import os
-from functools import lru_cache
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import xxhash

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import NamedTuple
 from functools import lru_cache
+from typing import NamedTuple
 
 import xxhash
 

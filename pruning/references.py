@@ -115,7 +115,7 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     member = _MEMBER_AT_CURSOR.search(source[source.rfind(b"\n", 0, offset) + 1:offset])
     if member is not None:  # `obj.` or `obj.pa|`: the user wants a member of obj's type
         owner = member.group(1).decode("utf-8", "replace")
-        owner_types = types.get(owner, (owner,) if owner[:1].isupper() else ())
+        owner_types = _types_of(owner, types)
         uses[(member.group(2).decode("utf-8", "replace"), -2)] = NameUse(
             name=member.group(2).decode("utf-8", "replace"), kind="attribute", line=cursor_line, distance=0,
             owner_types=owner_types, owner=owner)
@@ -159,7 +159,7 @@ def _text_uses(source: bytes, span: tuple[int, int], window: tuple[int, int], cu
         owner = owner_before(source, start) or ""
         after = source[end:end + 8].lstrip(b" \t")
         kind = "call" if after[:1] == b"(" else ("attribute" if owner else "identifier")
-        owners = types.get(owner, (owner,) if owner[:1].isupper() else ()) if owner else ()
+        owners = _types_of(owner, types) if owner else ()
         yield start, match.group(), NameUse(name=name, kind=kind, line=line, distance=_distance(line, cursor_line),
                                             owner_types=owners, owner=owner)
 
@@ -254,7 +254,7 @@ def _is_constructor(node: object, source: bytes) -> bool:
     if target.type == "constructor_declaration":  # type: ignore[attr-defined]
         return True
     name = target.child_by_field_name("name")  # type: ignore[attr-defined]
-    return name is not None and node_text(name, source) in (b"__init__", b"constructor")
+    return name is not None and node_text(name, source) in _CONSTRUCTOR_NAMES
 
 
 _DECLARATIONS = frozenset({
@@ -392,7 +392,13 @@ def _owner_types(owner: object, source: bytes, types: dict[str, tuple[str, ...]]
     text = node_text(last, source).decode("utf-8", "replace")
     if last.type == "this":  # type: ignore[attr-defined]
         text = "this"
-    return types.get(text, (text,) if text[:1].isupper() else ())
+    return _types_of(text, types)
+
+
+def _types_of(name: str, types: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """The declared types of object `name`, or `name` itself when it looks like a class or
+    module name (capitalised)."""
+    return types.get(name, (name,) if name[:1].isupper() else ())
 
 
 def _is_definition_name(node: object, parent: object) -> bool:

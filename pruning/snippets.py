@@ -135,27 +135,27 @@ def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str
     return "\n".join(lines)
 
 
-def _member_name(member: object, syntax: Syntax, source: bytes) -> str:
+def _unwrapped(member: object, syntax: Syntax) -> object:
+    """The definition inside a member's wrappers (decorators, `export`)."""
     inner = member
     while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
         inner = inner.named_children[-1]  # type: ignore[attr-defined]
+    return inner
+
+
+def _member_name(member: object, syntax: Syntax, source: bytes) -> str:
+    """The name a member defines ("" for a field, a statement or a comment)."""
+    inner = _unwrapped(member, syntax)
     return name_of(inner, source) if inner.type in syntax.scopes else ""  # type: ignore[attr-defined]
 
 
 def _wanted(member: object, syntax: Syntax, source: bytes, members: frozenset[str], class_name: str) -> bool:
-    inner = member
-    while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
-        inner = inner.named_children[-1]  # type: ignore[attr-defined]
-    if inner.type not in syntax.scopes:  # type: ignore[attr-defined]
-        return True
-    name = name_of(inner, source)
-    return name in members or name in CONSTRUCTORS or name == class_name
+    name = _member_name(member, syntax, source)
+    return not name or name in members or name in CONSTRUCTORS or name == class_name
 
 
 def _member_line(member: object, source: bytes, syntax: Syntax, *, first: bool) -> str:
-    inner = member
-    while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
-        inner = inner.named_children[-1]  # type: ignore[attr-defined]
+    inner = _unwrapped(member, syntax)
     if inner.type in syntax.comments:  # type: ignore[attr-defined]
         return ""
     if inner.type in syntax.scopes:  # type: ignore[attr-defined]

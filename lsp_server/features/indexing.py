@@ -34,7 +34,7 @@ from indexer.languages import EXTENSIONS
 from indexer.workspace import normalize_path
 from pruning.context import prepare as prepare_context
 
-from ..timers import call_later
+from ..timers import Debounce, call_later
 from .documents import uri_to_path
 
 if TYPE_CHECKING:
@@ -85,15 +85,14 @@ class IndexingService:
         self.started = False
         self.closed = False
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-index")
-        self._idle_handle: asyncio.TimerHandle | None = None
-        self._settle_handle: asyncio.TimerHandle | None = None
+        self._idle = Debounce(IDLE_FLUSH_S, self._flush)
+        self._settle = Debounce(IDLE_SETTLE_S, self._settle_buffers)
         self._soon_handle: asyncio.Handle | None = None
         self._prepare: set[str] = set()
         self._reparse: set[str] = set()  # buffers just completed, whose trees may lag their text
         self._prepare_next: set[str] = set()  # completed buffers to prepare after a re-index
         self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
         self._soon_since: float | None = None
-        self._last_edit = 0.0
         self._heap_frozen = False
 
     # ---- document listener: flush after a pause in typing
@@ -108,26 +107,10 @@ class IndexingService:
             pending.discard(normalize_path(path))
 
     def _schedule_flush(self) -> None:
-        """The idle flush and settle run `IDLE_FLUSH_S` and `IDLE_SETTLE_S` after the last edit.
-        An edit only notes its time: a due timer re-arms itself for what is left, rather than
-        every keystroke cancelling two timers and scheduling two more."""
-        self._last_edit = time.monotonic()
-        if self._idle_handle is None:
-            self._idle_handle = call_later(IDLE_FLUSH_S, self._idle_due)
-        if self._settle_handle is None:
-            self._settle_handle = call_later(IDLE_SETTLE_S, self._settle_due)
-
-    def _idle_due(self) -> None:
-        left = self._last_edit + IDLE_FLUSH_S - time.monotonic()
-        self._idle_handle = call_later(left, self._idle_due) if left > 0 else None
-        if left <= 0:
-            self._flush()
-
-    def _settle_due(self) -> None:
-        left = self._last_edit + IDLE_SETTLE_S - time.monotonic()
-        self._settle_handle = call_later(left, self._settle_due) if left > 0 else None
-        if left <= 0:
-            self._settle()
+        """The idle flush and settle run `IDLE_FLUSH_S` and `IDLE_SETTLE_S` after the last edit
+        (`Debounce`: an edit only notes its time, no timer churn per keystroke)."""
+        self._idle.poke()
+        self._settle.poke()
 
     def flush_soon(self, path: str) -> None:
         """A completion in `path` was just answered: shortly, flush edited buffers and prepare
@@ -211,7 +194,6 @@ class IndexingService:
     def _flush(self) -> None:
         """The idle flush: re-index every edited buffer, then prepare the next context of each
         buffer that has been completed before, so no preparation goes stale."""
-        self._idle_handle = None
         try:
             self.index.flush()
             for target in sorted(self._completed):
@@ -219,8 +201,7 @@ class IndexingService:
         except Exception:
             log.exception("index: flushing edited buffers failed")
 
-    def _settle(self) -> None:
-        self._settle_handle = None
+    def _settle_buffers(self) -> None:
         try:
             self.index.settle()
         except Exception:
@@ -341,9 +322,10 @@ class IndexingService:
 
     def close(self) -> None:
         self.closed = True
-        for handle in (self._idle_handle, self._settle_handle, self._soon_handle):
-            if handle is not None:
-                handle.cancel()
+        self._idle.cancel()
+        self._settle.cancel()
+        if self._soon_handle is not None:
+            self._soon_handle.cancel()
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.index.close()
 

@@ -95,9 +95,9 @@ async def test_a_buffer_another_open_buffer_imports_is_reindexed_after_an_answer
 async def test_the_idle_flush_runs_once_a_pause_after_the_last_edit(service, tmp_path, monkeypatch):
     """Typing keeps pushing the idle flush back without a new timer per keystroke; it runs
     IDLE_FLUSH_S after the last edit, once."""
-    monkeypatch.setattr(indexing, "IDLE_FLUSH_S", 0.2)
     flushes: list[float] = []
-    monkeypatch.setattr(service, "_flush", lambda: flushes.append(asyncio.get_running_loop().time()))
+    service._idle.delay_s = 0.2
+    service._idle.action = lambda: flushes.append(asyncio.get_running_loop().time())
     loop = asyncio.get_running_loop()
     started = loop.time()
     for _ in range(6):  # an edit every 0.1 s: never a 0.2 s pause
