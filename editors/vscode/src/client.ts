@@ -3,7 +3,8 @@
  * `initializationOptions` and on every change, and filters completions through the user's toggle.
  *
  * Invariants: at most one server process runs per window; `phase` follows the client's state;
- * while completions are toggled off no inline completion request reaches the server.
+ * while completions are toggled off no inline completion request reaches the server, and no
+ * `arbor/completionReady` re-triggers one.
  */
 
 import * as fs from "fs";
@@ -17,7 +18,14 @@ import {
 } from "vscode-languageclient/node";
 import { resolveExecutable } from "./executable";
 import { ShownCompletion, withAcceptCommand } from "./feedback";
-import { isStatusParams, STATUS_NOTIFICATION, type StatusParams } from "./protocol";
+import {
+  COMPLETION_READY_NOTIFICATION,
+  isCompletionReadyParams,
+  isStatusParams,
+  STATUS_NOTIFICATION,
+  type StatusParams,
+} from "./protocol";
+import { ReadyRetrigger, snapshotOf } from "./retrigger";
 import { contributedKeys, serverSettings, type JsonObject } from "./settings";
 import type { ClientPhase } from "./status";
 
@@ -35,6 +43,9 @@ export class ArborClient implements vscode.Disposable {
   phase: ClientPhase = "stopped";
   status: StatusParams | undefined;
   readonly shown = new ShownCompletion();
+  private readonly ready = new ReadyRetrigger(() => {
+    void vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
+  });
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
@@ -86,6 +97,14 @@ export class ArborClient implements vscode.Disposable {
         this.status = params;
         this.changed.fire();
       }
+    });
+    client.onNotification(COMPLETION_READY_NOTIFICATION, (params: unknown) => {
+      if (!isCompletionReadyParams(params) || !this.enabled) {
+        return;
+      }
+      const editor = snapshotOf(vscode.window.activeTextEditor, (uri) => client.code2ProtocolConverter.asUri(uri));
+      const verdict = this.ready.onReady(params, editor);
+      this.output.debug(`${COMPLETION_READY_NOTIFICATION} ${params.uri}@${params.version}: ${verdict}`);
     });
     this.setPhase("starting");
     try {

@@ -8,8 +8,11 @@ export const STATS_REQUEST = "arbor/stats";
 export const CONTEXT_REQUEST = "arbor/context";
 export const ACCEPTED_NOTIFICATION = "arbor/accepted";
 export const REJECTED_NOTIFICATION = "arbor/rejected";
+export const COMPLETION_READY_NOTIFICATION = "arbor/completionReady";
 
-export type ServerState = "idle" | "working" | "error";
+/** `loading`: the model is being loaded (at start); requests meanwhile are answered empty. */
+export type ServerState = "idle" | "working" | "loading" | "error";
+const SERVER_STATES: readonly string[] = ["idle", "working", "loading", "error"];
 
 /** `arbor/status`: what the server is doing and how its first backend is. */
 export interface StatusParams {
@@ -41,10 +44,43 @@ export interface RejectedParams {
   client: string;
 }
 
+/** A zero-based LSP position, `character` in the negotiated position encoding (UTF-16 here). */
+export interface WirePosition {
+  line: number;
+  character: number;
+}
+
+/**
+ * `arbor/completionReady`: a completion for a request the client cancelled without an edit has
+ * finished into the server's cache; asking again at the same uri, version and position is
+ * answered from it at once.
+ */
+export interface CompletionReadyParams {
+  uri: string;
+  version: number;
+  position: WirePosition;
+}
+
 export function isStatusParams(value: unknown): value is StatusParams {
   if (typeof value !== "object" || value === null) {
     return false;
   }
   const state = (value as { state?: unknown }).state;
-  return state === "idle" || state === "working" || state === "error";
+  return typeof state === "string" && SERVER_STATES.includes(state);
+}
+
+function isNonNegativeInteger(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0;
+}
+
+export function isCompletionReadyParams(value: unknown): value is CompletionReadyParams {
+  if (typeof value !== "object" || value === null) {
+    return false;
+  }
+  const { uri, version, position } = value as { uri?: unknown; version?: unknown; position?: unknown };
+  if (typeof uri !== "string" || !Number.isInteger(version) || typeof position !== "object" || position === null) {
+    return false;
+  }
+  const { line, character } = position as { line?: unknown; character?: unknown };
+  return isNonNegativeInteger(line) && isNonNegativeInteger(character);
 }

@@ -75,6 +75,13 @@ export function statusView(
       command: "arbor.showStats",
     };
   }
+  if (state === "loading") {
+    return {
+      text: "$(sync~spin) arbor: loading model",
+      tooltip: ["The model is loading; completions start once it is ready.", ...details(status)].join("\n"),
+      command: "arbor.showStats",
+    };
+  }
   if (state === "working") {
     return {
       text: "$(sync~spin) arbor",

@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
+import { isStatusParams } from "../src/protocol";
 import { statusView } from "../src/status";
 
 test("idle, working and error states read differently", () => {
@@ -33,4 +34,21 @@ test("disabled completions and an unusable server are shown, with a click that f
   assert.equal(missing.command, "arbor.restartServer");
   assert.equal(statusView("stopped", true, undefined).command, "arbor.restartServer");
   assert.match(statusView("starting", true, undefined).text, /loading~spin/);
+});
+
+test("a loading model spins and says so, with its message in the tooltip", () => {
+  const view = statusView("running", true, { state: "loading", backend: "embedded", message: "loading qwen2.5-coder-0.5b" });
+  assert.equal(view.text, "$(sync~spin) arbor: loading model");
+  assert.match(view.tooltip, /loading qwen2\.5-coder-0\.5b/);
+  assert.equal(view.background, undefined);
+  assert.notEqual(view.text, statusView("running", true, { state: "working" }).text);
+});
+
+test("status payloads with a known state are accepted, loading included", () => {
+  for (const state of ["idle", "working", "loading", "error"]) {
+    assert.ok(isStatusParams({ state }), state);
+  }
+  assert.equal(isStatusParams({ state: "sleeping" }), false);
+  assert.equal(isStatusParams({}), false);
+  assert.equal(isStatusParams(null), false);
 });
