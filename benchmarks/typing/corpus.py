@@ -1,0 +1,147 @@
+"""The real code the typing benchmark re-types: pinned packages, fetched once into a cache.
+
+One source tree per language, each the workspace the server indexes:
+- Python: the `click==8.1.7` wheel from PyPI (pure Python), unpacked;
+- TypeScript: `rxjs@7.8.1` from npm (`npm pack`), whose tarball ships its `.ts` sources in `src/`;
+- Go: the Debian package `golang-github-spf13-pflag-dev` (apt), sources under /usr/share/gocode.
+Fetching is idempotent: a tree already unpacked under the cache (`$ARBOR_BENCH_CACHE`, default
+~/.cache/arbor-ls/typing-corpus) is used as is, and nothing is written into a source tree.
+Function choice is deterministic for a given tree: candidates in path then line order, a RNG
+seeded per language picks `count` of them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .functions import Function, find_functions, suitable
+
+LANGUAGES = ("python", "typescript", "go")
+LANGUAGE_IDS = {"python": "python", "typescript": "typescript", "go": "go"}
+SUFFIXES = {"python": ".py", "typescript": ".ts", "go": ".go"}
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    language: str
+    source: str  # what was fetched, pinned
+    root: Path  # the workspace: the package's source tree
+
+
+@dataclass(frozen=True, slots=True)
+class Chosen:
+    package: Package
+    path: Path  # absolute
+    lines: tuple[str, ...]
+    function: Function
+
+    @property
+    def relative(self) -> str:
+        return str(self.path.relative_to(self.package.root))
+
+
+def cache_dir() -> Path:
+    override = os.environ.get("ARBOR_BENCH_CACHE", "").strip()
+    return Path(override).expanduser() if override else Path.home() / ".cache" / "arbor-ls" / "typing-corpus"
+
+
+def _run(command: list[str], cwd: Path | None = None, timeout: float = 600) -> None:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {(done.stderr or done.stdout).strip()[-400:]}")
+
+
+def fetch_python(cache: Path) -> Package:
+    root = cache / "click-8.1.7"
+    if not (root / "click" / "core.py").is_file():
+        download = cache / "download"
+        download.mkdir(parents=True, exist_ok=True)
+        _run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
+              "--disable-pip-version-check", "-d", str(download), "click==8.1.7"])
+        wheel = next(download.glob("click-8.1.7-*.whl"))
+        staging = cache / "click-8.1.7.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(staging)
+        staging.rename(root)
+    return Package("python", "pypi:click==8.1.7 (wheel)", root)
+
+
+def fetch_typescript(cache: Path) -> Package:
+    root = cache / "rxjs-7.8.1" / "package" / "src"
+    if not (root / "internal").is_dir():
+        download = cache / "download"
+        download.mkdir(parents=True, exist_ok=True)
+        tarball = download / "rxjs-7.8.1.tgz"
+        if not tarball.is_file():
+            _run(["npm", "pack", "--silent", "rxjs@7.8.1"], cwd=download)
+        staging = cache / "rxjs-7.8.1.partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        with tarfile.open(tarball) as archive:
+            archive.extractall(staging, filter="data")
+        staging.rename(cache / "rxjs-7.8.1")
+    return Package("typescript", "npm:rxjs@7.8.1 (src/*.ts)", root)
+
+
+GO_PACKAGE = "golang-github-spf13-pflag-dev"
+GO_ROOT = Path("/usr/share/gocode/src/github.com/spf13/pflag")
+
+
+def fetch_go(cache: Path) -> Package:
+    if not (GO_ROOT / "flag.go").is_file():
+        _run(["apt-get", "install", "-y", "-q", "--no-install-recommends", GO_PACKAGE], timeout=900)
+    version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", GO_PACKAGE],
+                             capture_output=True, text=True).stdout.strip()
+    return Package("go", f"debian:{GO_PACKAGE}={version or '?'}", GO_ROOT)
+
+
+FETCHERS = {"python": fetch_python, "typescript": fetch_typescript, "go": fetch_go}
+
+
+def fetch(language: str, cache: Path | None = None) -> Package:
+    cache = cache or cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    return FETCHERS[language](cache)
+
+
+def source_files(package: Package) -> list[Path]:
+    suffix = SUFFIXES[package.language]
+    files = []
+    for path in sorted(package.root.rglob(f"*{suffix}")):
+        name = path.name
+        if name.endswith(".d.ts") or name.endswith("_test.go") or "/test" in str(path.relative_to(package.root)):
+            continue
+        files.append(path)
+    return files
+
+
+def choose(package: Package, count: int, *, seed: int = 15) -> list[Chosen]:
+    """`count` suitable functions from distinct files of `package`, deterministically."""
+    candidates: list[Chosen] = []
+    for path in source_files(package):
+        lines = tuple(path.read_text(encoding="utf-8", errors="replace").split("\n"))
+        if len(lines) > 4000:
+            continue
+        for function in find_functions("\n".join(lines), package.language):
+            if suitable(function, list(lines)):
+                candidates.append(Chosen(package, path, lines, function))
+    rng = random.Random(f"{seed}:{package.language}")
+    rng.shuffle(candidates)
+    picked: list[Chosen] = []
+    seen: set[Path] = set()
+    for candidate in candidates:
+        if candidate.path not in seen:
+            picked.append(candidate)
+            seen.add(candidate.path)
+        if len(picked) == count:
+            break
+    return picked
