@@ -40,6 +40,19 @@ def test_byte_col_converts_each_encoding(nv):
     assert call(nv, "arbor.text", "byte_col", line, 2, "utf-16") == 6
 
 
+def test_units_inverts_byte_col_at_character_boundaries(nv):
+    line = "é😀x"
+    assert call(nv, "arbor.text", "units", line, 2, "utf-16") == 1
+    assert call(nv, "arbor.text", "units", line, 6, "utf-16") == 3
+    assert call(nv, "arbor.text", "units", line, 6, "utf-32") == 2
+    assert call(nv, "arbor.text", "units", line, 6, "utf-8") == 6
+    assert call(nv, "arbor.text", "units", line, 99, "utf-16") == 4
+    for encoding in ("utf-8", "utf-16", "utf-32"):
+        for byte in (0, 2, 6, 7):
+            units = call(nv, "arbor.text", "units", line, byte, encoding)
+            assert call(nv, "arbor.text", "byte_col", line, units, encoding) == byte, (encoding, byte)
+
+
 def test_ghost_without_range_is_the_insert_text(nv):
     assert call(nv, "arbor.text", "ghost", "    return ", 11, "a + b", None) == {"text": "a + b", "replace_end": 11}
 

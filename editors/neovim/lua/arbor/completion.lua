@@ -7,6 +7,9 @@
 ---   the request was sent, and the buffer is still current and in Insert mode.
 --- - Ghost text is cleared when the cursor moves without a text change, when Insert mode is left
 ---   and when the buffer is left; typing the ghost's own next characters keeps the rest shown.
+--- - `arbor/completionReady` (a cancelled request's answer is in the server's cache) sends one new
+---   request, and only when it names the current buffer at the version last sent to the server,
+---   the cursor is exactly at its position in Insert mode, and nothing is shown or asked there yet.
 local ghost_view = require('arbor.ghost')
 local lsp = require('arbor.lsp')
 local text = require('arbor.text')
@@ -329,7 +332,58 @@ function M.dismiss()
   return true
 end
 
---- Recent events of `buf` (request, cancel, response, stale, show, clear, accept), oldest first.
+--- Why an `arbor/completionReady` from `client` does or does not lead to a request in `buf`:
+--- 'request', or the first rule it fails.
+local function ready_verdict(buf, state, client, params)
+  if not M.enabled then
+    return 'disabled'
+  end
+  if not in_insert_mode() then
+    return 'not_insert'
+  end
+  if vim.uri_from_bufnr(buf) ~= params.uri then
+    return 'other_document'
+  end
+  local attached = lsp.client_for(buf)
+  if not attached or attached.id ~= client.id then
+    return 'other_client'
+  end
+  if vim.lsp.util.buf_versions[buf] ~= params.version then
+    return 'other_version'
+  end
+  local row, col = cursor()
+  local encoding = client.offset_encoding or 'utf-16'
+  if params.position.line ~= row or params.position.character ~= text.units(current_line(buf, row), col, encoding) then
+    return 'moved'
+  end
+  local tick = vim.api.nvim_buf_get_changedtick(buf)
+  local ghost = state.ghost
+  if ghost and ghost.row == row and ghost.col == col and ghost.tick == tick then
+    return 'shown'
+  end
+  local req = state.inflight
+  if req and req.row == row and req.col == col and req.tick == tick then
+    return 'inflight'
+  end
+  return 'request'
+end
+
+--- Handles `arbor/completionReady` {uri, version, position} from `client`: asks again (once) when
+--- the announced completion is the one the current buffer would ask for now.
+function M.on_ready(client, params)
+  local buf = vim.api.nvim_get_current_buf()
+  local state = states[buf]
+  if not state then
+    return
+  end
+  local verdict = ready_verdict(buf, state, client, params)
+  record(state, 'ready', { verdict = verdict, version = params.version })
+  if verdict == 'request' then
+    M.request(buf)
+  end
+end
+
+--- Recent events of `buf` (request, cancel, response, stale, show, clear, accept, ready), oldest first.
 function M.events(buf)
   local state = states[resolve(buf)]
   return state and vim.deepcopy(state.events) or {}

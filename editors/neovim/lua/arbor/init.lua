@@ -47,7 +47,7 @@ end
 function M.attach(buf)
   buf = (buf == nil or buf == 0) and vim.api.nvim_get_current_buf() or buf
   if M.opts and wants(buf) then
-    lsp.start(buf, M.opts, on_attach)
+    lsp.start(buf, M.opts, on_attach, completion.on_ready)
   end
 end
 
@@ -121,8 +121,8 @@ function M.status(buf)
   return lsp.status[client.id] or { state = 'idle' }
 end
 
---- A short text for a statusline: '' without a server, else e.g. 'arbor: idle' or
---- 'arbor: backend down (breaker open)'.
+--- A short text for a statusline: '' without a server, else e.g. 'arbor: idle',
+--- 'arbor: loading model' or 'arbor: backend down (breaker open)'.
 function M.statusline()
   local status = M.status()
   if not status then
@@ -130,6 +130,9 @@ function M.statusline()
   end
   if not completion.enabled then
     return 'arbor: off'
+  end
+  if status.state == 'loading' then
+    return 'arbor: loading model'
   end
   if status.state == 'error' then
     return status.breaker and ('arbor: backend down (breaker %s)'):format(status.breaker) or 'arbor: backend down'

@@ -1,5 +1,6 @@
 --- The arbor-ls client: started with `vim.lsp.start` per buffer (one client per workspace root),
---- plus the custom messages (`arbor/status` in, `arbor/accepted` / `arbor/rejected` out).
+--- plus the custom messages (`arbor/status` and `arbor/completionReady` in, `arbor/accepted` /
+--- `arbor/rejected` out).
 local M = {}
 
 M.name = 'arbor'
@@ -57,9 +58,24 @@ local function on_status(err, params, ctx)
   vim.api.nvim_exec_autocmds('User', { pattern = 'ArborStatus', modeline = false, data = params })
 end
 
---- Starts (or reuses) the server for `bufnr`. `on_attach(client, bufnr)` runs once per buffer.
+local function is_count(value)
+  return type(value) == 'number' and value >= 0 and math.floor(value) == value
+end
+
+--- True for `arbor/completionReady` params: {uri: string, version: integer, position: {line, character}}.
+function M.is_ready_params(params)
+  return type(params) == 'table'
+    and type(params.uri) == 'string'
+    and is_count(params.version)
+    and type(params.position) == 'table'
+    and is_count(params.position.line)
+    and is_count(params.position.character)
+end
+
+--- Starts (or reuses) the server for `bufnr`. `on_attach(client, bufnr)` runs once per buffer;
+--- `on_ready(client, params)` runs for each well-formed `arbor/completionReady` notification.
 --- @param opts arbor.Options
-function M.start(bufnr, opts, on_attach)
+function M.start(bufnr, opts, on_attach, on_ready)
   local name = vim.api.nvim_buf_get_name(bufnr)
   if name == '' or vim.bo[bufnr].buftype ~= '' then
     return nil
@@ -77,7 +93,15 @@ function M.start(bufnr, opts, on_attach)
     root_dir = root_dir(bufnr, opts.root_markers),
     init_options = opts.settings,
     settings = opts.settings,
-    handlers = { ['arbor/status'] = on_status },
+    handlers = {
+      ['arbor/status'] = on_status,
+      ['arbor/completionReady'] = function(err, params, ctx)
+        local client = vim.lsp.get_client_by_id(ctx.client_id)
+        if not err and client and on_ready and M.is_ready_params(params) then
+          on_ready(client, params)
+        end
+      end,
+    },
     on_attach = on_attach,
     on_exit = function(_, _, client_id)
       M.status[client_id] = nil

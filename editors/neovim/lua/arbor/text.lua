@@ -31,6 +31,27 @@ function M.byte_col(line, units, encoding)
   return byte
 end
 
+--- The LSP character offset of byte column `byte` on `line` (the inverse of `byte_col` at
+--- character boundaries); a column past the end counts the whole line.
+--- @param line string
+--- @param byte integer
+--- @param encoding 'utf-8'|'utf-16'|'utf-32'
+--- @return integer
+function M.units(line, byte, encoding)
+  byte = math.min(byte, #line)
+  if encoding == 'utf-8' then
+    return byte
+  end
+  local count, at = 0, 0
+  while at < byte do
+    local first = line:byte(at + 1)
+    local len = first >= 0xF0 and 4 or first >= 0xE0 and 3 or first >= 0xC0 and 2 or 1
+    count = count + ((encoding == 'utf-16' and len == 4) and 2 or 1)
+    at = at + len
+  end
+  return count
+end
+
 --- The ghost text an inline completion item yields at the cursor, or nil if it does not fit.
 ---
 --- `item_range` (byte columns, cursor row only) is the span the item replaces; the text the user
