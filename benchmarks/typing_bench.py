@@ -38,7 +38,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--systems", default=",".join(SYSTEMS), help="comma-separated, of: " + ", ".join(SYSTEMS))
     parser.add_argument("--languages", default=",".join(corpus.LANGUAGES))
     parser.add_argument("--functions-per-language", type=int, default=2)
-    parser.add_argument("--max-lines", type=int, default=6, help="body lines typed per function")
+    parser.add_argument("--max-lines", type=int, default=4, help="body lines typed per function")
     parser.add_argument("--quick", action="store_true", help="1 function per language, 2 lines each")
     parser.add_argument("--pause-timeout-s", type=float, default=10.0)
     parser.add_argument("--seed", type=int, default=15)
