@@ -125,8 +125,9 @@ async def run(args) -> dict:
     settings.completion.multiline = "never"
     pipeline = CompletionPipeline(settings, BENCH_ROOT)
     router = Router([backend_spec(args)])
-    if router.problems:
-        raise SystemExit("backend unusable: " + "; ".join(router.problems))
+    problems = router.problems or await router.wait_loaded()
+    if problems:
+        raise SystemExit("backend unusable: " + "; ".join(problems))
     rows: list[dict] = []
     try:
         with open(log_path, "a", encoding="utf-8") as log:

@@ -67,17 +67,24 @@ class SamplingParams:
 
 @dataclass(slots=True)
 class CompletionResult:
-    """A finished completion. `cache` is "miss" or the name of the tier that answered."""
+    """A finished completion. `cache` is "miss" or the name of the tier that answered.
+    `usage` holds the backend's token counts where it reports them (`prompt_tokens`,
+    `cached_tokens`, `prefilled_tokens`); a cache hit prefilled nothing."""
 
     text: str
     backend: str = ""
     cache: str = "miss"
     prompt: str = ""
     latency_ms: dict[str, float] = field(default_factory=dict)
+    usage: dict[str, int] = field(default_factory=dict)
 
 
 class BackendError(RuntimeError):
     """A backend failed to produce a completion (transport error, HTTP error, model error)."""
+
+
+class BackendLoading(BackendError):
+    """The backend is still starting (an embedded model loading): not a failure, ask again later."""
 
 
 class BackendConfigError(ValueError):

@@ -7,6 +7,11 @@ Policy:
 - Each backend gets `min(timeoutMs, time left before the request's deadline)`.
 - Cancelling `complete` cancels the backend stream at once (HTTP connection closed, engine
   sequence aborted): nothing keeps running for a request nobody waits for.
+- The breaker counts errors, not slowness, for in-process backends: an embedded engine that is
+  busy past the deadline (a slow CPU, a long prompt) is slow, not broken, and a model still
+  loading (`BackendLoading`) is neither; both fall through without a breaker failure. A remote
+  backend's timeout counts as a failure (a hung server must be skipped).
+- When every backend that was tried is still loading, `complete` raises `BackendLoading`.
 - In single-line mode the stream is closed as soon as a line is complete, so the model stops early.
 """
 
@@ -20,7 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .api import Backend, BackendConfigError, BackendError, CompletionRequest, CompletionResult, SamplingParams
+from .api import (Backend, BackendConfigError, BackendError, BackendLoading, CompletionRequest, CompletionResult,
+                  SamplingParams)
 from .backend_spec import BackendSpec
 from .backends import create_backend
 from .breaker import CircuitBreaker
@@ -30,12 +36,19 @@ from .templates import FimTemplate, template_for
 log = logging.getLogger(__name__)
 
 
+IN_PROCESS_KINDS = ("embedded", "python")
+
+
 @dataclass(slots=True)
 class BackendSlot:
     spec: BackendSpec
     backend: Backend
     breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
     last_error: str = ""
+
+    @property
+    def in_process(self) -> bool:
+        return self.spec.kind in IN_PROCESS_KINDS
 
     @property
     def template(self) -> FimTemplate:
@@ -68,6 +81,24 @@ class Router:
             rows.append(row)
         return rows
 
+    def loading_backends(self) -> list[BackendSlot]:
+        """Slots whose backend is still starting (an embedded model loading)."""
+        return [s for s in self.slots if getattr(s.backend, "loading", False)]
+
+    async def wait_loaded(self) -> list[str]:
+        """Wait until every backend has started; returns one line per backend that failed to."""
+        failures = []
+        for slot in self.slots:
+            wait = getattr(slot.backend, "wait_loaded", None)
+            if wait is None:
+                continue
+            try:
+                await wait()
+            except BackendConfigError as exc:
+                slot.last_error = str(exc)
+                failures.append(str(exc))
+        return failures
+
     def primary_template(self) -> FimTemplate:
         return self.slots[0].template if self.slots else template_for("")
 
@@ -77,6 +108,7 @@ class Router:
         started = time.perf_counter()
         deadline = started + request.deadline_ms / 1000 if request.deadline_ms else None
         errors: list[str] = list(self.problems)
+        loading = 0
         for slot in self.slots:
             if not slot.breaker.allow():
                 errors.append(f"{slot.spec.name}: circuit open")
@@ -89,7 +121,7 @@ class Router:
                 if hit is not None:
                     slot.breaker.record_success()
                     return CompletionResult(hit.text, backend=slot.spec.name, cache=hit.tier, prompt=prompt,
-                                            latency_ms={"cache": _ms(started)})
+                                            latency_ms={"cache": _ms(started)}, usage={"prefilled_tokens": 0})
             timeout = slot.spec.timeout_ms / 1000
             if deadline is not None:
                 timeout = min(timeout, deadline - time.perf_counter())
@@ -108,6 +140,13 @@ class Router:
                 text = await _within(collect(slot.backend, prompt, params, request.multiline, on_text), timeout)
             except TimeoutError:
                 slot.last_error = f"timed out after {timeout * 1000:.0f} ms"
+                if slot.in_process:
+                    errors.append(f"{slot.spec.name}: {slot.last_error}")
+                    continue
+            except BackendLoading as exc:
+                loading += 1
+                errors.append(str(exc))
+                continue
             except BackendError as exc:
                 slot.last_error = str(exc)
             else:
@@ -116,11 +155,14 @@ class Router:
                 if self.cache is not None:
                     self.cache.store(request, prompt, model_id, template.name, text,
                                      write_behind=asyncio.get_running_loop().call_soon)
+                usage = dict(getattr(slot.backend, "last_usage", None) or {})
                 return CompletionResult(text, backend=slot.spec.name, cache="miss", prompt=prompt,
-                                        latency_ms={"backend": _ms(sent)})
+                                        latency_ms={"backend": _ms(sent)}, usage=usage)
             slot.breaker.record_failure()
             errors.append(f"{slot.spec.name}: {slot.last_error}")
             log.warning("backend %s failed: %s", slot.spec.name, slot.last_error)
+        if loading and loading == len(errors) - len(self.problems):
+            raise BackendLoading("; ".join(errors))
         raise BackendError("; ".join(errors) or "no backend is configured")
 
     async def aclose(self) -> None:

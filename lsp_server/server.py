@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from lsprotocol import types
@@ -20,7 +21,9 @@ from . import __version__
 from .config import Settings, load_settings
 from .features import completion, custom, documents, feedback, indexing
 from .features.documents import DocumentListener, OpenDocument
+from .inflight import InflightCompletions
 from .pipeline import CompletionPipeline
+from .progress import WorkDoneProgress
 from .protocol import ArborProtocol, FastStdioMixin
 from .stats import ServerStats
 from .timers import call_later
@@ -42,7 +45,8 @@ class ArborServer(FastStdioMixin, LanguageServer):
         self.stats = ServerStats()
         self._pipeline: CompletionPipeline | None = None
         self._pipeline_task: asyncio.Future[CompletionPipeline] | None = None
-        self._inflight: dict[str, tuple[asyncio.Task, list[str]]] = {}
+        self.inflight = InflightCompletions(on_ready=self._completion_ready)
+        self._loading_task: asyncio.Future[None] | None = None
         self._last_status: dict[str, Any] = {}
         self._busy = 0  # completions being computed
         self._busy_handle: asyncio.TimerHandle | None = None
@@ -101,8 +105,25 @@ class ArborServer(FastStdioMixin, LanguageServer):
             self._pipeline = pipeline
             for problem in pipeline.router.problems:
                 self.show_message(f"arbor-ls: {problem}", types.MessageType.Error)
-            self.send_status("idle" if pipeline.router.slots else "error", "; ".join(pipeline.router.problems))
+            if pipeline.router.loading_backends():
+                self._loading_task = asyncio.ensure_future(self._report_loading(pipeline))
+            else:
+                self.send_status("idle" if pipeline.router.slots else "error", "; ".join(pipeline.router.problems))
         return pipeline
+
+    async def _report_loading(self, pipeline: CompletionPipeline) -> None:
+        """`$/progress` and an "arbor/status" of "loading" while a backend loads its model."""
+        names = ", ".join(s.spec.display_name for s in pipeline.router.loading_backends())
+        progress = await WorkDoneProgress.open(self, "arbor-ls", f"loading model {names}")
+        self.send_status("loading", f"loading model {names}")
+        started = time.monotonic()
+        failures = await pipeline.router.wait_loaded()
+        progress.close(f"model loaded in {time.monotonic() - started:.1f}s" if not failures else "model failed to load")
+        if pipeline is not self._pipeline:
+            return
+        for failure in failures:
+            self.show_message(f"arbor-ls: {failure}", types.MessageType.Error)
+        self.send_status("error" if failures else "idle", "; ".join(failures))
 
     @property
     def position_encoding(self) -> str:
@@ -116,31 +137,24 @@ class ArborServer(FastStdioMixin, LanguageServer):
         except Exception:  # not connected yet (CLI use) or transport closed
             pass
 
-    # --- in-flight completions: a newer request for a document supersedes an older one ----------
-    def begin_request(self, uri: str) -> list[str]:
-        """Register the current task as the document's in-flight completion; returns its flag box."""
-        self.cancel_inflight(uri, reason="superseded")
-        task = asyncio.current_task()
-        box: list[str] = []
-        if task is not None:
-            self._inflight[uri] = (task, box)
-        return box
-
+    # --- in-flight completions ----------------------------------------------------------------
     @property
     def completions_in_flight(self) -> int:
         """Completion requests read and not answered yet, whether their handlers started or not."""
         return getattr(self.protocol, "completions_pending", 0)
 
-    def end_request(self, uri: str) -> None:
-        entry = self._inflight.get(uri)
-        if entry is not None and entry[0] is asyncio.current_task():
-            del self._inflight[uri]
-
-    def cancel_inflight(self, uri: str, reason: str) -> None:
-        entry = self._inflight.pop(uri, None)
-        if entry is not None and not entry[0].done():
-            entry[1].append(reason)
-            entry[0].cancel()
+    def _completion_ready(self, key: Any, _result: Any) -> None:
+        """A detached completion finished into the cache: tell the client to ask again."""
+        doc = self.documents.get(key.uri)
+        if doc is None or doc.version != key.version:
+            return
+        self.stats.count("ready_notified")
+        try:
+            self.protocol.notify("arbor/completionReady", {
+                "uri": key.uri, "version": key.version,
+                "position": {"line": key.line, "character": key.character}})
+        except Exception:
+            pass
 
     # --- status notifications ------------------------------------------------------------
     def status_busy(self) -> None:
@@ -206,6 +220,7 @@ def create_server() -> ArborServer:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: ArborServer, *_: Any) -> None:
+        ls.inflight.cancel_all()
         if ls._pipeline is not None:
             await ls._pipeline.aclose()
         if ls.cache is not None:

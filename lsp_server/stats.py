@@ -1,7 +1,8 @@
 """Server counters and a latency window, reported by the `arbor/stats` request.
 
-Latency percentiles are computed over the last `window` completions only, so memory stays flat
-however long the server runs.
+Latency percentiles are computed over the last `window` completions only, and `recent` keeps the
+last `recent_window` completions (where, which tier answered, tokens prefilled), so memory stays
+flat however long the server runs.
 """
 
 from __future__ import annotations
@@ -11,9 +12,20 @@ from typing import Any
 
 
 class ServerStats:
-    def __init__(self, window: int = 1000):
+    def __init__(self, window: int = 1000, recent_window: int = 256):
         self.counters: Counter[str] = Counter()
         self.latencies_ms: deque[float] = deque(maxlen=window)
+        self.recent: deque[dict[str, Any]] = deque(maxlen=recent_window)
+
+    def record_completion(self, key: Any, result: Any) -> None:
+        """One finished completion, newest last: `key` has uri, version, line and character."""
+        usage = result.usage
+        self.recent.append({
+            "uri": key.uri, "version": key.version, "line": key.line, "character": key.character,
+            "cache": result.cache, "backend": result.backend, "chars": len(result.text),
+            "promptTokens": usage.get("prompt_tokens"), "prefilledTokens": usage.get("prefilled_tokens"),
+            "ms": result.latency_ms.get("total", 0.0),
+        })
 
     def count(self, name: str, n: int = 1) -> None:
         self.counters[name] += n
@@ -32,4 +44,5 @@ class ServerStats:
         return {"p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1]}
 
     def snapshot(self) -> dict[str, Any]:
-        return {"counters": dict(self.counters), "latencyMs": self.percentiles()}
+        return {"counters": dict(self.counters), "latencyMs": self.percentiles(),
+                "recentCompletions": list(self.recent)}

@@ -1,8 +1,11 @@
 """The embedded backend: a model run in-process by `inference.engine` (paged KV cache, prefix
 caching, continuous batching), streaming text as tokens decode.
 
-The model is loaded when the backend is created, so a missing or unsupported model fails at
-start-up with a `BackendConfigError` naming the path and architecture, never at the first request.
+Creating the backend reads the model's config, tokenizer and (memory-mapped) weights at once, so a
+missing or unsupported model fails at start-up with a `BackendConfigError` naming the path and
+architecture; the engine itself (weights converted to the serving dtype, the KV cache) is built
+in the engine's thread. Until it is, `stream` raises `BackendLoading` at once, which the router
+answers empty without counting a failure; `wait_loaded` waits for the build.
 Closing a `stream` early (or cancelling its task) aborts the engine sequence and frees its KV
 blocks before the close completes.
 """
@@ -20,14 +23,15 @@ if "torch" not in sys.modules:
     # does not burn the cores the editor and the LSP event loop need between steps.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from ..api import BackendConfigError, BackendError, SamplingParams
+from ..api import BackendConfigError, BackendError, BackendLoading, SamplingParams
 from ..backend_spec import BackendSpec
-from ..engine.async_engine import AsyncEngine
+from ..engine.async_engine import AsyncEngine, EngineLoading
 from ..engine.config import EngineConfig
 from ..engine.engine import LLMEngine
 from ..engine.loader import load_model
 from ..engine.scheduler import BacklogFullError, RequestTooLargeError
 from ..engine.sequence import GenerationParams, LogitsProcessor
+from ..engine.tokenizer import TextTokenizer
 
 log = logging.getLogger(__name__)
 
@@ -66,20 +70,42 @@ class EmbeddedBackend:
         self.name = spec.name
         self.model_id = spec.model
         self.spec = spec
-        path = resolve_model_path(spec.model)
+        self.path = path = resolve_model_path(spec.model)
         model_config, state, tokenizer = load_model(path)
         if tokenizer is None:
             raise BackendConfigError(f"model {path} ({model_config.architecture}) has no tokenizer.json")
-        self.engine = LLMEngine(model_config, engine_config or EngineConfig.from_spec(spec), state, tokenizer)
-        del state
-        assert self.engine.tokenizer is not None
-        self.tokenizer = self.engine.tokenizer
+        self.tokenizer = TextTokenizer(tokenizer)
         self.model_family = spec.model_family or detect_model_family(
             spec.model, model_config.architecture, set(self.tokenizer.special_tokens)
         )
-        self._async = AsyncEngine(self.engine)
-        log.info("embedded model %s loaded on %s (%s), %d KV blocks of %d tokens", path, self.engine.runner.device,
-                 self.engine.runner.dtype, self.engine.runner.num_blocks, self.engine.config.block_size)
+        config = engine_config or EngineConfig.from_spec(spec)
+
+        def build() -> LLMEngine:
+            engine = LLMEngine(model_config, config, state, tokenizer)
+            state.clear()
+            log.info("embedded model %s loaded on %s (%s), %d KV blocks of %d tokens", path, engine.runner.device,
+                     engine.runner.dtype, engine.runner.num_blocks, engine.config.block_size)
+            return engine
+
+        self._async = AsyncEngine(build)
+
+    @property
+    def loading(self) -> bool:
+        """True while the engine thread is still building the engine."""
+        return self._async.loading
+
+    async def wait_loaded(self) -> None:
+        """Return once the model is loaded; raise `BackendConfigError` if loading failed."""
+        try:
+            await self._async.wait_loaded()
+        except BackendConfigError:
+            raise
+        except Exception as exc:
+            raise BackendConfigError(f"{self.name}: could not load {self.path}: {exc}") from exc
+
+    @property
+    def engine(self) -> LLMEngine:
+        return self._async.engine
 
     async def stream(self, prompt: str, params: SamplingParams, *,
                      logits_processors: tuple[LogitsProcessor, ...] = ()) -> AsyncIterator[str]:
@@ -94,6 +120,8 @@ class EmbeddedBackend:
             async for output in outputs:
                 if output.text:
                     yield output.text
+        except EngineLoading as exc:
+            raise BackendLoading(f"{self.name}: loading the model {self.path.name}") from exc
         except (BacklogFullError, RequestTooLargeError) as exc:
             raise BackendError(f"{self.name}: {exc}") from exc
         except BackendError:
@@ -105,7 +133,12 @@ class EmbeddedBackend:
 
     def stats(self) -> dict[str, int | float]:
         """Engine counters: steps, tokens, prefix-cache hits, preemptions, free KV blocks."""
-        engine = self.engine
+        if self.loading:
+            return {"loading": 1}
+        try:
+            engine = self.engine
+        except Exception:  # the build failed: the router reports the error itself
+            return {}
         with engine.lock:
             return {
                 **engine.stats,

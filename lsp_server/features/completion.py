@@ -1,12 +1,16 @@
 """`textDocument/inlineCompletion` (LSP 3.18 ghost text) and `textDocument/completion` (one item
 with a `textEdit`, for clients without inline completion such as nvim-cmp).
 
-Both handlers are `async`: `$/cancelRequest` cancels the handler's task, and the cancellation
-reaches the backend (HTTP stream closed, engine sequence aborted). A newer request for the same
-document supersedes an older one, which then answers with an empty result; so does a request whose
-document was edited after it was sent (the editor has moved on: its answer would be placed at a
-stale position, and computing it would delay the requests that matter). A position outside the
-document, a disabled server or a failing backend give an empty result, never an error.
+Each request runs its pipeline as one computation per document (`lsp_server.inflight`): a newer
+request for the same document supersedes an older one, which then answers with an empty result;
+so does a request whose document was edited after it was sent (its answer would be placed at a
+stale position, and computing it would delay the requests that matter); a request at the same
+document version and position joins the computation already running. `$/cancelRequest` cancels
+the handler: when the document has not changed (VS Code gives up on every request after ~0.8 s),
+the computation goes on into the cache and `arbor/completionReady` tells the client to ask again;
+an edit cancels it at once (HTTP stream closed, engine sequence aborted). A position outside the
+document, a disabled server, a model still loading or a failing backend give an empty result,
+never an error.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from inference.api import BackendError, CompletionResult
+from inference.api import BackendError, BackendLoading, CompletionResult
 
+from ..inflight import CompletionKey, Superseded
 from ..positions import PositionError, offset_at
 from ..protocol import received_version
 
@@ -45,20 +50,36 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         log.info("no completion at %s:%s: %s", uri, position, exc)
         ls.stats.count("out_of_range")
         return None
-    box = ls.begin_request(uri)
     ls.stats.count("requests")
+    key = CompletionKey(uri, doc.version, position.line, position.character)
+    computation = ls.inflight.start_or_join(key, lambda: _compute(ls, key, doc.path, doc.text, offset, doc.language_id))
+    try:
+        result = await ls.inflight.wait(computation, lambda: _version_of(ls, uri))
+    except Superseded:  # by a newer request, an edit or a close: answer empty
+        ls.stats.count("superseded")
+        return None
+    except asyncio.CancelledError:
+        ls.stats.count("detached" if computation.detached else "cancelled")
+        raise
+    if result is None:
+        return None
+    return result, offset
+
+
+async def _compute(ls: ArborServer, key: CompletionKey, path: str, text: str, offset: int,
+                   language: str) -> CompletionResult | None:
+    """One pipeline run; None when it failed or nothing is there yet (the status says why)."""
     ls.status_busy()
     try:
         pipeline = await ls.get_pipeline()
-        result = await pipeline.complete(doc.path, doc.text, offset, language=doc.language_id)
+        result = await pipeline.complete(path, text, offset, language=language)
     except asyncio.CancelledError:
-        if box:  # superseded by a newer request or the document closed: answer empty
-            ls.stats.count("superseded")
-            ls.send_status("idle")
-            return None
-        ls.stats.count("cancelled")
         ls.send_status("idle")
         raise
+    except BackendLoading as exc:
+        ls.stats.count("loading")
+        ls.send_status("loading", str(exc))
+        return None
     except BackendError as exc:
         ls.stats.count("errors")
         ls.send_status("error", str(exc))
@@ -66,14 +87,19 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         return None
     finally:
         ls.status_done()
-        ls.end_request(uri)
         indexing = getattr(ls, "indexing", None)
         if indexing is not None:
-            indexing.flush_soon(doc.path)  # re-index this buffer after answering, not before
+            indexing.flush_soon(path)  # re-index this buffer after answering, not before
     ls.stats.count(f"cache_{result.cache}")
     ls.stats.record_latency(result.latency_ms.get("total", 0.0))
+    ls.stats.record_completion(key, result)
     ls.send_status("idle")
-    return result, offset
+    return result
+
+
+def _version_of(ls: ArborServer, uri: str) -> int | None:
+    doc = ls.documents.get(uri)
+    return doc.version if doc is not None else None
 
 
 def register(server: ArborServer) -> None:

@@ -91,13 +91,14 @@ def register(server: ArborServer) -> None:
             log.error("ignored an edit to %s: %s", doc.uri, exc)
             return
         doc.version = params.text_document.version
+        ls.inflight.document_changed(doc.uri)
         for listener in ls.document_listeners:
             _notify(listener.did_change, doc.path, edits, doc.text)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ArborServer, params: types.DidCloseTextDocumentParams) -> None:
         doc = ls.documents.pop(params.text_document.uri, None)
-        ls.cancel_inflight(params.text_document.uri, reason="closed")
+        ls.inflight.document_changed(params.text_document.uri, reason="closed")
         if doc is not None:
             for listener in ls.document_listeners:
                 _notify(listener.did_close, doc.path)

@@ -24,7 +24,6 @@ import gc
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
-from itertools import count
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -34,6 +33,7 @@ from indexer.languages import EXTENSIONS
 from indexer.workspace import normalize_path
 from pruning.context import prepare as prepare_context
 
+from ..progress import WorkDoneProgress
 from ..timers import Debounce, call_later
 from .documents import uri_to_path
 
@@ -51,7 +51,6 @@ MAX_FLUSH_DEFERRAL_S = 0.1  # how long completions in flight may hold back that 
 IDLE_SETTLE_S = 1.5
 PROGRESS_INTERVAL_S = 0.1
 WATCHER_ID = "arbor-index-watched-files"
-_tokens = count(1)
 
 
 def freeze_heap() -> None:
@@ -331,32 +330,20 @@ class IndexingService:
 
 
 class _Progress:
-    """Work-done progress for one scan ("Indexing" / "120/840 files"), if the client supports it."""
+    """Work-done progress for one scan ("Indexing" / "120/840 files"), fed from the worker thread."""
 
-    def __init__(self, server: ArborServer, token: str | None) -> None:
-        self.server = server
-        self.token = token
+    def __init__(self, progress: WorkDoneProgress) -> None:
+        self.progress = progress
         self.loop = asyncio.get_running_loop()
         self._last = 0.0
 
     @classmethod
     async def open(cls, server: ArborServer, title: str) -> _Progress:
-        window = server.client_capabilities.window
-        if window is None or not window.work_done_progress:
-            return cls(server, None)
-        token = f"arbor-index-{next(_tokens)}"
-        try:
-            await server.work_done_progress.create_async(token)
-            server.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                title=title, message="listing files", percentage=0, cancellable=False))
-        except Exception as exc:
-            log.info("index: no progress reporting: %s", exc)
-            return cls(server, None)
-        return cls(server, token)
+        return cls(await WorkDoneProgress.open(server, title, "listing files"))
 
     def callback(self, done: int, total: int) -> None:
         """Called on the worker thread; reports at most every PROGRESS_INTERVAL_S (and the end)."""
-        if self.token is None:
+        if self.progress.token is None:
             return
         now = time.monotonic()
         if done not in (0, total) and now - self._last < PROGRESS_INTERVAL_S:
@@ -365,13 +352,10 @@ class _Progress:
         self.loop.call_soon_threadsafe(self._report, done, total)
 
     def _report(self, done: int, total: int) -> None:
-        percentage = int(100 * done / total) if total else 100
-        self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
-            message=f"{done}/{total} files", percentage=percentage))
+        self.progress.report(f"{done}/{total} files", int(100 * done / total) if total else 100)
 
     def close(self, message: str) -> None:
-        if self.token is not None:
-            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+        self.progress.close(message)
 
 
 def register(server: ArborServer) -> IndexingService:

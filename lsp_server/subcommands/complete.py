@@ -29,6 +29,8 @@ def run(args: argparse.Namespace) -> int:
 async def _complete(args, settings, target) -> int:
     pipeline = make_pipeline(settings, target)
     try:
+        for failure in await pipeline.router.wait_loaded():  # an embedded model loads in its thread
+            print(f"arbor-ls: error: {failure}", file=sys.stderr)
         result = await pipeline.complete(str(target.path), target.text, target.offset)
     except BackendError as exc:
         print(f"arbor-ls: error: no completion: {exc}", file=sys.stderr)

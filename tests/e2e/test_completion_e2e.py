@@ -120,7 +120,8 @@ async def test_position_past_end_gives_empty_result(lsp, fake_backend):
     assert fake_backend.requests == []
 
 
-async def test_cancel_request_yields_32800_and_closes_backend_connection(tmp_path):
+async def test_cancel_then_edit_yields_32800_and_closes_backend_connection(tmp_path):
+    """A request cancelled by an edit is aborted at once: the backend sees its connection closed."""
     slow = FakeOpenAIServer("x" * 400, chunk_size=1, chunk_delay=0.02).start()
     try:
         lsp = await start_client("vscode", backend_settings(slow.url, timeoutMs=30000), tmp_path)
@@ -136,6 +137,12 @@ async def test_cancel_request_yields_32800_and_closes_backend_connection(tmp_pat
         with pytest.raises(JsonRpcException) as info:
             await asyncio.wait_for(future, 10)
         assert info.value.code == -32800
+        assert not slow.disconnected.is_set()  # cancelled without an edit: it goes on into the cache
+        lsp.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(line=1, character=4), end=types.Position(line=1, character=4)),
+                text="r")]))
         assert await asyncio.to_thread(slow.disconnected.wait, 10), "the backend never saw its connection closed"
         await lsp.shutdown_session()
         await lsp.stop()
@@ -149,7 +156,7 @@ async def test_newer_request_supersedes_older_one(tmp_path):
         lsp = await start_client("neovim", backend_settings(slow.url, timeoutMs=30000), tmp_path)
         lsp.client_name, lsp.workspace_path = "neovim", tmp_path
         uri = open_doc(lsp, SAMPLE)
-        first = asyncio.ensure_future(inline_at(lsp, uri, types.Position(line=1, character=4)))
+        first = asyncio.ensure_future(inline_at(lsp, uri, types.Position(line=1, character=2)))
         assert await asyncio.to_thread(slow.request_started.wait, 10)
         slow.reply, slow.chunk_delay = "return a + b", 0.0
         second = await inline_at(lsp, uri, types.Position(line=1, character=4))

@@ -22,11 +22,14 @@ def model_dir(tmp_path_factory):
     return path
 
 
-def make_backend(model_dir, **overrides) -> EmbeddedBackend:
+async def make_backend(model_dir, **overrides) -> EmbeddedBackend:
+    """A backend whose model has finished loading in the engine thread."""
     settings = dict(kind="embedded", model=str(model_dir), device="cpu", dtype="float32", threads=1, kv_cache_mb=1,
                     max_wait_ms=1.0)
     settings.update(overrides)
-    return EmbeddedBackend(BackendSpec(**settings))
+    backend = EmbeddedBackend(BackendSpec(**settings))
+    await backend.wait_loaded()
+    return backend
 
 
 def forcing(text: str):
@@ -46,7 +49,7 @@ async def collect(backend, prompt, params, **kwargs) -> list[str]:
 
 
 async def test_streams_chunks_until_eos_and_honours_stop_strings(model_dir):
-    backend = make_backend(model_dir)
+    backend = await make_backend(model_dir)
     try:
         assert isinstance(backend, Backend)
         assert backend.model_family == "qwen2.5-coder"
@@ -70,7 +73,7 @@ async def test_greedy_text_equals_transformers_greedy(model_dir):
         out = reference.generate(torch.tensor([ids]), max_new_tokens=12, do_sample=False, eos_token_id=256,
                                  pad_token_id=256)
     expected = tokenizer.decode(out[0, len(ids):].tolist(), skip_special_tokens=True)
-    backend = make_backend(model_dir)
+    backend = await make_backend(model_dir)
     try:
         text = "".join(await collect(backend, prompt, SamplingParams(max_tokens=12)))
     finally:
@@ -79,7 +82,7 @@ async def test_greedy_text_equals_transformers_greedy(model_dir):
 
 
 async def test_closing_the_stream_aborts_and_frees_blocks_at_once(model_dir):
-    backend = make_backend(model_dir)
+    backend = await make_backend(model_dir)
     pool = backend.engine.kv.pool
     try:
         stream = backend.stream("x" * 40, SamplingParams(max_tokens=400), logits_processors=(forcing("y" * 500),))
@@ -93,7 +96,7 @@ async def test_closing_the_stream_aborts_and_frees_blocks_at_once(model_dir):
 
 
 async def test_cancelling_the_consumer_task_frees_blocks(model_dir):
-    backend = make_backend(model_dir)
+    backend = await make_backend(model_dir)
     pool = backend.engine.kv.pool
     started = asyncio.Event()
 
@@ -114,7 +117,7 @@ async def test_cancelling_the_consumer_task_frees_blocks(model_dir):
 
 
 async def test_backlog_limit_is_a_clear_backend_error(model_dir):
-    backend = make_backend(model_dir, max_backlog=1)
+    backend = await make_backend(model_dir, max_backlog=1)
     try:
         long_stream = backend.stream("a", SamplingParams(max_tokens=300), logits_processors=(forcing("z" * 400),))
         await long_stream.__anext__()
@@ -126,7 +129,7 @@ async def test_backlog_limit_is_a_clear_backend_error(model_dir):
 
 
 async def test_concurrent_requests_match_one_at_a_time(model_dir):
-    backend = make_backend(model_dir, max_batch=4)
+    backend = await make_backend(model_dir, max_batch=4)
     prompts = [f"def f{i}(x):\n    return x *" for i in range(5)]
     try:
         alone = [await collect(backend, p, SamplingParams(max_tokens=10)) for p in prompts]

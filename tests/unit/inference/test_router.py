@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from inference.api import BackendError, CompletionRequest, SamplingParams
+from inference.api import BackendError, BackendLoading, CompletionRequest, SamplingParams
 from inference.backend_spec import BackendSpec
 from inference.breaker import CircuitBreaker
 from inference.router import Router, collect
@@ -147,3 +147,44 @@ async def test_backend_that_needs_no_io_runs_in_the_callers_task():
     assert result.text == "ok"
     assert seen == [asyncio.current_task()]
     assert others_ran == []  # answered without handing the loop to it
+
+
+class LoadingBackend(ScriptedBackend):
+    """A test double for a model that is still loading."""
+
+    async def stream(self, prompt: str, params: SamplingParams):
+        self.prompts.append(prompt)
+        raise BackendLoading(f"{self.name}: loading the model")
+        yield ""  # pragma: no cover - makes this an async generator
+
+
+def test_a_loading_backend_is_answered_as_loading_without_a_breaker_failure():
+    router = make_router(LoadingBackend(spec("b0")))
+    for _ in range(5):
+        with pytest.raises(BackendLoading):
+            asyncio.run(router.complete(CompletionRequest(prefix="x = ")))
+    assert router.slots[0].breaker.state == "closed" and router.slots[0].breaker._failures == 0
+
+
+def test_a_loading_backend_falls_through_to_the_next_one():
+    router = make_router(LoadingBackend(spec("b0")), ScriptedBackend(spec("b1"), chunks=("42",)))
+    result = asyncio.run(router.complete(CompletionRequest(prefix="x = ")))
+    assert (result.text, result.backend) == ("42", "b1")
+
+
+def test_a_slow_in_process_backend_times_out_without_opening_the_breaker():
+    specs = [BackendSpec(name="local", kind="python", model="m:C", timeout_ms=50)]
+    backend = ScriptedBackend(specs[0], stall=True)
+    router = Router(specs, factory=lambda spec: backend)
+    for _ in range(5):
+        with pytest.raises(BackendError, match="timed out"):
+            asyncio.run(router.complete(CompletionRequest(prefix="x = ")))
+    assert router.slots[0].breaker.state == "closed"
+
+
+def test_a_slow_remote_backend_still_opens_the_breaker():
+    router = make_router(ScriptedBackend(spec("b0"), stall=True))
+    for _ in range(3):
+        with pytest.raises(BackendError):
+            asyncio.run(router.complete(CompletionRequest(prefix="x = ")))
+    assert router.slots[0].breaker.state == "open"
