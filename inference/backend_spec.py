@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+QUANTIZE_MODES = ("auto", "none", "int8", "int4")  # embedded: see inference.engine.config
 BACKEND_KINDS = ("openai", "ollama", "tgi", "llamacpp", "embedded", "python")
 
 
@@ -30,6 +31,7 @@ class BackendSpec:
     device: str = "auto"
     dtype: str = "auto"
     threads: int = 0
+    quantize: str = "auto"
     kv_cache_mb: int = 256
     block_size: int = 16
     max_batch: int = 8
@@ -41,6 +43,8 @@ class BackendSpec:
             raise ValueError(f"unknown backend kind {self.kind!r}; expected one of {', '.join(BACKEND_KINDS)}")
         if self.timeout_ms <= 0:
             raise ValueError("timeoutMs must be positive")
+        if self.quantize not in QUANTIZE_MODES:
+            raise ValueError(f"quantize must be one of {', '.join(QUANTIZE_MODES)}")
         if not self.name:
             self.name = self.kind
 

@@ -17,6 +17,7 @@ QWEN2_ARCHITECTURES = ("Qwen2ForCausalLM",)
 LLAMA_ARCHITECTURES = ("LlamaForCausalLM", "MistralForCausalLM")
 SUPPORTED_ARCHITECTURES = QWEN2_ARCHITECTURES + LLAMA_ARCHITECTURES
 SUPPORTED_ROPE_TYPES = ("default", "linear", "llama3")
+QUANTIZE_MODES = ("auto", "none", "int8", "int4")
 
 
 class UnsupportedModelError(BackendConfigError):
@@ -153,6 +154,10 @@ class EngineConfig:
     - Ordering: a waiting request's key is its virtual deadline
       `arrival + (deadline or default_deadline) + priority * priority_age_s`, fixed at arrival,
       so a request that waits long enough beats every later arrival (aging, no starvation).
+    - `quantize`: weight-only quantization of the projections ("auto": the fastest measured safe
+      choice on the CPU, none on CUDA; see `model_runner.resolve_quantize`).
+    - Prefill-only requests (warm-ups) compute at most `warmup_chunk_tokens` per step, so a real
+      request arriving meanwhile waits for at most one such chunk.
     """
 
     block_size: int = 16
@@ -169,6 +174,8 @@ class EngineConfig:
     device: str = "auto"
     dtype: str = "auto"
     threads: int = 0
+    quantize: str = "auto"
+    warmup_chunk_tokens: int = 64
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -181,6 +188,7 @@ class EngineConfig:
             "maxBacklog": self.max_backlog >= 1,
             "threads": self.threads >= 0,
             "numBlocks": self.num_blocks >= 0,
+            "warmupChunkTokens": self.warmup_chunk_tokens >= 1,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
@@ -189,6 +197,8 @@ class EngineConfig:
             raise BackendConfigError(f"device must be auto, cpu or cuda, got {self.device!r}")
         if self.dtype not in ("auto", "float32", "fp32", "float16", "fp16", "bfloat16", "bf16"):
             raise BackendConfigError(f"dtype must be auto, fp32, fp16 or bf16, got {self.dtype!r}")
+        if self.quantize not in QUANTIZE_MODES:
+            raise BackendConfigError(f"quantize must be {', '.join(QUANTIZE_MODES)}, got {self.quantize!r}")
 
     @classmethod
     def from_spec(cls, spec: Any) -> EngineConfig:
@@ -202,4 +212,5 @@ class EngineConfig:
             device=spec.device,
             dtype=spec.dtype,
             threads=spec.threads,
+            quantize=spec.quantize,
         )

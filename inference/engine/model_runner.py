@@ -3,7 +3,8 @@
 `prepare` turns scheduled chunks into tensors (under the engine lock, so block tables are read
 consistently); `execute` runs the forward pass and returns float32 logits for the chunks that
 sample (without the lock). The KV cache is allocated once: `num_blocks` blocks per layer, sized
-from `kv_cache_mb` unless given. This is the only file that knows about devices.
+from `kv_cache_mb` unless given. On the CPU the projections are swapped for weight-only quantized
+modules after loading (`quantize`). This is the only file that knows about devices.
 """
 
 from __future__ import annotations
@@ -42,9 +43,20 @@ def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
 
 
 def default_threads() -> int:
-    """All cores but one: the LSP event loop and the editor keep a core, and matmul threads
-    never wait on a core that something else holds."""
-    return max(1, (os.cpu_count() or 2) - 1)
+    """All cores: a step is the only work that needs them, and with OMP_WAIT_POLICY=PASSIVE
+    (set by the embedded backend before torch loads) idle matmul threads sleep between steps, so
+    the LSP event loop gets a core whenever the engine is not computing."""
+    return max(1, os.cpu_count() or 1)
+
+
+def resolve_quantize(name: str, device: torch.device) -> str:
+    """"auto": int8 on the CPU (measured fastest there for decode, prefill unchanged; see
+    benchmarks/results/engine_cpu.json), none on CUDA. int8 / int4 run on the CPU only."""
+    if name == "auto":
+        return "int8" if device.type == "cpu" else "none"
+    if name != "none" and device.type != "cpu":
+        raise BackendConfigError(f"quantize {name!r} runs on the CPU only; use quantize \"none\" on {device}")
+    return name
 
 
 @dataclass(slots=True)
@@ -73,6 +85,9 @@ class ModelRunner:
         except (KeyError, ValueError) as exc:
             where = model_config.source or "the model"
             raise BackendConfigError(f"{where} ({model_config.architecture}): {exc.args[0]}") from None
+        self.quantize = resolve_quantize(engine_config.quantize, self.device)
+        if self.quantize != "none":
+            self.model.quantize(self.quantize)
         self.model.eval()
         self.rotary = RotaryEmbedding(model_config.head_dim, self.max_model_len, model_config.rope_theta,
                                       model_config.rope_scaling, self.device, self.dtype)

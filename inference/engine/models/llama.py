@@ -6,6 +6,8 @@ weights memory-mapped from safetensors stay file-backed (shared with the page ca
 copied). Projections are not fused: measured on the CPU, fused q/k/v and gate/up matmuls were no
 faster, and fusing would copy every one of those weights. `forward` returns final hidden states
 (before the last norm) for a flat batch of tokens; `compute_logits` projects only sampled rows.
+`quantize` swaps every projection, the output projection included (a tied one gets its own
+quantized copy; the embedding lookup keeps the original table), for a weight-only quantized module.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from torch import nn
 from ..config import ModelConfig
 from ..layers.attention import AttentionMetadata, paged_attention, write_kv
 from ..layers.norm import RMSNorm
+from ..layers.quantized_linear import quantize_linears, quantized_linear
 from ..layers.rotary import apply_rotary
 
 
@@ -98,8 +101,15 @@ class LlamaForCausalLM(nn.Module):
     def compute_logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """Logits for the given rows of final hidden states (before the final norm)."""
         hidden = self.model.norm(hidden)
-        weight = self.model.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
-        return F.linear(hidden, weight)
+        if self.lm_head is None:
+            return F.linear(hidden, self.model.embed_tokens.weight)
+        return self.lm_head(hidden)
+
+    def quantize(self, mode: str) -> None:
+        """Weight-only `mode` ("int8" | "int4") for every projection and the output projection."""
+        quantize_linears(self.model.layers, mode)
+        head = self.model.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
+        self.lm_head = quantized_linear(head.detach(), None, mode)
 
     def load_weights(self, state: dict[str, torch.Tensor], dtype: torch.dtype, device: torch.device) -> None:
         """Take every parameter from the HF-named `state`, removing each entry as it is used.

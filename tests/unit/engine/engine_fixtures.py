@@ -74,7 +74,7 @@ def model_config_of(reference) -> ModelConfig:
 
 
 def make_engine(reference, tokenizer=None, **engine_overrides) -> LLMEngine:
-    settings = dict(block_size=4, num_blocks=128, max_wait_ms=0.0, device="cpu", dtype="float32",
+    settings = dict(block_size=4, num_blocks=128, max_wait_ms=0.0, device="cpu", dtype="float32", quantize="none",
                     max_batched_tokens=64)
     settings.update(engine_overrides)
     return LLMEngine(model_config_of(reference), EngineConfig(**settings), reference.state_dict(), tokenizer)

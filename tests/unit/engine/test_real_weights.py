@@ -32,7 +32,7 @@ def test_smollm2_greedy_output_equals_transformers():
 
     path = smollm2_gguf()
     config, state, tokenizer = load_gguf(path)
-    engine = LLMEngine(config, EngineConfig(device="cpu", dtype="float32", max_wait_ms=0, kv_cache_mb=64), state, tokenizer)
+    engine = LLMEngine(config, EngineConfig(device="cpu", dtype="float32", quantize="none", max_wait_ms=0, kv_cache_mb=64), state, tokenizer)
     del state
     ids = engine.tokenizer.encode(PROMPT)
     outputs = []
@@ -76,7 +76,7 @@ def test_installed_qwen_coder_greedy_fim_output_equals_transformers():
     except (ImportError, BackendConfigError) as exc:
         pytest.skip(f"Qwen2.5-Coder-0.5B is not installed: {exc}")
     config, state, tokenizer = load_model_dir(path)
-    engine = LLMEngine(config, EngineConfig(device="cpu", dtype="float32", max_wait_ms=0, kv_cache_mb=32), state, tokenizer)
+    engine = LLMEngine(config, EngineConfig(device="cpu", dtype="float32", quantize="none", max_wait_ms=0, kv_cache_mb=32), state, tokenizer)
     del state
     ids = engine.tokenizer.encode(QWEN_PROMPT)
     outputs = []

@@ -1,0 +1,138 @@
+"""Weight-only quantized linear layers for the CPU, swapped in for `nn.Linear` after loading.
+
+- int8: symmetric, one scale per output row: `w ~= q * scale[:, None]`, `q` in [-127, 127].
+- int4: asymmetric, one (scale, zero) per group of `group_size` input columns:
+  `w ~= (q - 8) * scale + zero`, `q` in [0, 15].
+
+Activations stay float32 outside these modules. A forward with few rows (decode: one row per
+sequence) runs torch's weight-only kernels on bfloat16 activations (their float32 paths are not
+vectorised); a forward with many rows (prefill) dequantizes the weight to float32 and uses the
+float32 GEMM, which is faster there and bit-for-bit the same function of the quantized weight.
+The int4 kernel's packed layout is opaque, so int4 modules also keep the nibbles in a plain
+layout (two per byte, low nibble first) for the dequantizing path.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+# Rows at or below which the weight-only kernels beat dequantize + float32 GEMM (see module doc).
+KERNEL_MAX_ROWS = 8
+INT4_GROUP_SIZE = 32
+
+
+def quantize_int8(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """float [out, in] -> (int8 q [out, in], float32 scale [out]); rows of zeros get scale 1."""
+    w = weight.float()
+    scale = w.abs().amax(dim=1) / 127
+    scale = torch.where(scale > 0, scale, torch.ones_like(scale))
+    q = torch.round(w / scale[:, None]).clamp(-127, 127).to(torch.int8)
+    return q, scale
+
+
+def dequantize_int8(q: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    return q.float() * scale[:, None]
+
+
+def quantize_int4(weight: torch.Tensor, group_size: int = INT4_GROUP_SIZE) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """float [out, in] -> (uint8 q [out, in] in 0..15, float32 scale and zero [out, in // group_size])."""
+    out_features, in_features = weight.shape
+    if in_features % group_size:
+        raise ValueError(f"in_features {in_features} is not a multiple of the group size {group_size}")
+    w = weight.float().reshape(out_features, in_features // group_size, group_size)
+    low, high = w.amin(dim=-1), w.amax(dim=-1)
+    scale = (high - low) / 15
+    scale = torch.where(scale > 0, scale, torch.ones_like(scale))
+    q = torch.round((w - low[..., None]) / scale[..., None]).clamp(0, 15).to(torch.uint8)
+    zero = low + 8 * scale
+    return q.reshape(out_features, in_features), scale, zero
+
+
+def dequantize_int4(q: torch.Tensor, scale: torch.Tensor, zero: torch.Tensor) -> torch.Tensor:
+    out_features, in_features = q.shape
+    groups = scale.shape[1]
+    w = (q.reshape(out_features, groups, -1).float() - 8) * scale[..., None] + zero[..., None]
+    return w.reshape(out_features, in_features)
+
+
+def pack_nibbles(q: torch.Tensor) -> torch.Tensor:
+    """uint8 [out, in] of values 0..15 -> uint8 [out, in // 2], low nibble = even column."""
+    return q[:, 0::2] | (q[:, 1::2] << 4)
+
+
+def unpack_nibbles(packed: torch.Tensor) -> torch.Tensor:
+    return torch.stack([packed & 0xF, packed >> 4], dim=-1).reshape(packed.shape[0], -1)
+
+
+class Int8Linear(nn.Module):
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None) -> None:
+        super().__init__()
+        self.out_features, self.in_features = weight.shape
+        q, scale = quantize_int8(weight)
+        self.register_buffer("qweight", q)
+        self.register_buffer("scale", scale)
+        self.register_buffer("scale_bf16", scale.to(torch.bfloat16))
+        self.register_buffer("bias", None if bias is None else bias.detach().float())
+
+    def dequantized(self) -> torch.Tensor:
+        return dequantize_int8(self.qweight, self.scale)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[0] <= KERNEL_MAX_ROWS:
+            out = torch._weight_int8pack_mm(x.to(torch.bfloat16), self.qweight, self.scale_bf16).to(x.dtype)
+            return out if self.bias is None else out + self.bias
+        return F.linear(x, self.dequantized().to(x.dtype), self.bias)
+
+
+class Int4Linear(nn.Module):
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, group_size: int = INT4_GROUP_SIZE) -> None:
+        super().__init__()
+        self.out_features, self.in_features = weight.shape
+        self.group_size = group_size
+        q, scale, zero = quantize_int4(weight, group_size)
+        self.register_buffer("packed", pack_nibbles(q))
+        self.register_buffer("scale", scale)
+        self.register_buffer("zero", zero)
+        self.register_buffer("kernel_weight", torch._convert_weight_to_int4pack_for_cpu(q.to(torch.int32), 1))
+        # the kernel's layout: [in // group_size, out, 2] of (scale, zero)
+        self.register_buffer("kernel_qparams", torch.stack([scale, zero], dim=-1).transpose(0, 1).contiguous()
+                             .to(torch.bfloat16))
+        self.register_buffer("bias", None if bias is None else bias.detach().float())
+
+    def dequantized(self) -> torch.Tensor:
+        return dequantize_int4(unpack_nibbles(self.packed), self.scale, self.zero)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.shape[0] <= KERNEL_MAX_ROWS:
+            out = torch._weight_int4pack_mm_for_cpu(x.to(torch.bfloat16), self.kernel_weight, self.group_size,
+                                                    self.kernel_qparams).to(x.dtype)
+            return out if self.bias is None else out + self.bias
+        return F.linear(x, self.dequantized().to(x.dtype), self.bias)
+
+
+def int4_fits(weight: torch.Tensor, group_size: int = INT4_GROUP_SIZE) -> bool:
+    """The CPU int4 kernel needs out % 16 == 0 and in % group_size == 0."""
+    out_features, in_features = weight.shape
+    return out_features % 16 == 0 and in_features % group_size == 0
+
+
+def quantized_linear(weight: torch.Tensor, bias: torch.Tensor | None, mode: str) -> nn.Module:
+    """The module for one weight in `mode` ("int8" or "int4"); int4 falls back to int8 for a
+    shape its kernel cannot take."""
+    if mode == "int4" and int4_fits(weight):
+        return Int4Linear(weight, bias)
+    if mode in ("int4", "int8"):
+        return Int8Linear(weight, bias)
+    raise ValueError(f"quantize mode must be int8 or int4, got {mode!r}")
+
+
+def quantize_linears(model: nn.Module, mode: str) -> int:
+    """Replace every `nn.Linear` under `model` by its quantized module; returns how many."""
+    targets = [(name, module) for name, module in model.named_modules() if isinstance(module, nn.Linear)]
+    for name, module in targets:
+        parent_name, _, attr = name.rpartition(".")
+        parent = model.get_submodule(parent_name) if parent_name else model
+        setattr(parent, attr, quantized_linear(module.weight.detach(), module.bias, mode))
+    return len(targets)
