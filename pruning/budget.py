@@ -12,7 +12,15 @@ Packing invariants:
 - windows (`prefix_window`, `suffix_window`) only ever cut at line boundaries and never exceed
   their budget; the one exception to whole lines is a cursor line that alone exceeds the budget,
   which is trimmed at its far end (the start of the prefix's last line, the end of the suffix's
-  first line) so that the text next to the cursor survives.
+  first line) so that the text next to the cursor survives;
+- with `quantum` q > 1 a window's far bound sits on a line group boundary: the prefix window
+  starts at a document line whose number is a multiple of q, the suffix window holds a multiple
+  of q whole lines after the cursor line (or all of the suffix, or fewer than q lines when no
+  more fit). Text typed at the cursor then
+  moves the prefix window's start only when the window overflows, by q lines at once, and never
+  moves the suffix window's end while its budget is unchanged, so consecutive prompts share
+  their beginning in a KV prefix cache. Either window holds at most q - 1 lines fewer than the
+  unquantised one.
 """
 
 from __future__ import annotations
@@ -137,11 +145,13 @@ class Window:
 
 
 def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER, *,
-                  lines: int | None = None) -> Window:
-    """The longest tail of `prefix` made of whole lines (plus the cursor line) within `budget`.
+                  lines: int | None = None, quantum: int = 1) -> Window:
+    """The longest tail of `prefix` made of whole lines (plus the cursor line) within `budget`
+    that starts at a line whose number is a multiple of `quantum` (when such a line fits; else the
+    longest tail).
 
     The cursor line (text after the last newline) is kept first, trimmed from its start only if it
-    alone exceeds the budget. `lines` is `prefix.count("\\n")` when the caller knows it already.
+    alone exceeds the budget. `lines` is `prefix.count("\n")` when the caller knows it already.
     """
     if lines is None:
         lines = prefix.count("\n")
@@ -150,6 +160,7 @@ def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKEN
     used = tokenizer.count(kept[0])
     if len(kept[0]) < len(prefix) - cut:
         return Window(text=kept[0], start_line=lines, tokens=used)
+    costs = [used]
     end = cut
     while end > 0:
         start = prefix.rfind("\n", 0, end - 1) + 1
@@ -158,20 +169,32 @@ def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKEN
         if used + cost > budget:
             break
         kept.append(line)
+        costs.append(cost)
         used += cost
         end = start
-    text = "".join(reversed(kept))
-    return Window(text=text, start_line=lines - (len(kept) - 1), tokens=used)
+    first = lines - (len(kept) - 1)
+    if quantum > 1 and first % quantum:
+        aligned = first + quantum - first % quantum
+        if aligned <= lines:
+            drop = aligned - first
+            used -= sum(costs[len(kept) - drop:])
+            del kept[len(kept) - drop:]
+            first = aligned
+    return Window(text="".join(reversed(kept)), start_line=first, tokens=used)
 
 
-def suffix_window(suffix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER) -> Window:
+def suffix_window(suffix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER, *,
+                  quantum: int = 1) -> Window:
     """The longest head of `suffix` made of whole lines within `budget`; the rest of the cursor
-    line (up to and including its newline) is always kept."""
+    line (up to and including its newline) is always kept. With `quantum` > 1 the lines after the
+    cursor line are a multiple of `quantum` unless the whole suffix fits or fewer than `quantum`
+    lines do."""
     first_end = suffix.find("\n") + 1 or len(suffix)
     kept = [_fit_head(suffix[:first_end], budget, tokenizer)]
     used = tokenizer.count(kept[0])
     if len(kept[0]) < first_end:
         return Window(text=kept[0], start_line=0, tokens=used)
+    costs = [used]
     start = first_end
     while start < len(suffix):
         end = suffix.find("\n", start) + 1 or len(suffix)
@@ -180,8 +203,13 @@ def suffix_window(suffix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKEN
         if used + cost > budget:
             break
         kept.append(line)
+        costs.append(cost)
         used += cost
         start = end
+    extra = (len(kept) - 1) % quantum if quantum > 1 and start < len(suffix) and len(kept) > quantum else 0
+    if extra:
+        used -= sum(costs[len(kept) - extra:])
+        del kept[len(kept) - extra:]
     return Window(text="".join(kept), start_line=0, tokens=used)
 
 

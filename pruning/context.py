@@ -1,11 +1,13 @@
 """`build_context`: cursor -> `PromptParts` (prefix and suffix windows plus ranked snippets).
 
 Pure: equal inputs give equal output. Steps:
-1. the FIM windows get their guaranteed shares of the budget (whole lines, cursor line first);
+1. the FIM windows get their guaranteed shares of the budget (whole lines, cursor line first,
+   far bounds on groups of `WINDOW_QUANTUM` lines, so that typing rarely moves them);
 2. the scope ladder and the definitions referenced near the cursor become candidates
    (`pruning.candidates`), and the packer fills the rest of the budget by value per token,
    counting each file block's header once;
-3. what the snippets leave unused flows back to the prefix window, then the suffix window;
+3. what the snippets leave unused flows back to the prefix window, then, once the whole prefix
+   is shown, to the suffix window;
 4. layout is stable-first: other files' snippets ordered by path then line, then this file's own
    snippets by line, then the prefix/suffix.
 Invariant: `tokens <= budget` with `tokens` = the windows' tokens + the snippets' tokens + one
@@ -32,6 +34,12 @@ from .references import names_near_cursor
 from .scopes import scope_chain
 from .semantic_key import semantic_key
 from .syntax import syntax_for
+
+# Line group of the windows' far bounds (see `pruning.budget`): typing moves the prefix window's
+# start once per this many lines typed, and a window is at most this many lines short of full.
+WINDOW_QUANTUM = 8
+# Tokens: the budget that snippets leave to the prefix window is rounded down to a multiple of this.
+FLOW_BACK_STEP = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +102,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     prefix_budget = int(budget_tokens * shares.prefix)
     suffix_budget = int(budget_tokens * shares.suffix)
     cursor_line = prefix_text.count("\n")
-    pre = prefix_window(prefix_text, prefix_budget, tok, lines=cursor_line)
-    suf = suffix_window(suffix_text, suffix_budget, tok)
+    pre = prefix_window(prefix_text, prefix_budget, tok, lines=cursor_line, quantum=WINDOW_QUANTUM)
+    suf = suffix_window(suffix_text, suffix_budget, tok, quantum=WINDOW_QUANTUM)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     root_path = workspace_root if workspace_root is not None else getattr(index, "root", None)
 
@@ -126,15 +134,24 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
 
     display = {p.path: _display(p.path, root_path) for p in pieces}
     display[path] = _display(path, root_path)
-    chosen = _pack(pieces, budget_tokens - pre.tokens - suf.tokens, display, count)
+    # A cut prefix window reserves its whole share, so that what is typed at the cursor does not
+    # shrink the snippets' budget keystroke by keystroke.
+    reserved = prefix_budget if pre.start_line > 0 else pre.tokens
+    chosen = _pack(pieces, budget_tokens - reserved - suf.tokens, display, count)
 
     def total() -> int:
         return pre.tokens + suf.tokens + sum(t for _, t in chosen) + _headers(chosen, display, count)
 
     if budget_tokens - total() > 0 and pre.text != prefix_text:
-        pre = prefix_window(prefix_text, pre.tokens + budget_tokens - total(), tok, lines=cursor_line)
-    if budget_tokens - total() > 0 and suf.text != suffix_text:
-        suf = suffix_window(suffix_text, suf.tokens + budget_tokens - total(), tok)
+        # what flows back is counted in steps, so that small changes in the snippets' size (the
+        # enclosing scope's own text grows as it is typed) leave the window's start where it was
+        grown = max(0, pre.tokens + budget_tokens - total() - reserved)
+        pre = prefix_window(prefix_text, reserved + grown - grown % FLOW_BACK_STEP, tok, lines=cursor_line,
+                            quantum=WINDOW_QUANTUM)
+    # the suffix grows only when the whole prefix is shown: a quantised prefix window's slack would
+    # otherwise move the suffix's end with every keystroke
+    if budget_tokens - total() > 0 and suf.text != suffix_text and pre.text == prefix_text:
+        suf = suffix_window(suffix_text, suf.tokens + budget_tokens - total(), tok, quantum=WINDOW_QUANTUM)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     chosen = [(p, t) for p, t in chosen if not (p.current and visible[0] <= p.start_line and p.end_line <= visible[1])]
     chosen = _drop_repeated_headers(sorted(chosen, key=lambda c: _layout_key(c[0], display)), count)
