@@ -81,6 +81,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if unknown:
         raise SystemExit(f"unknown systems: {', '.join(sorted(unknown))}")
     started = datetime.datetime.now(datetime.timezone.utc)
+    head = commit()  # the code the servers start from; a commit landing mid-run is not in it
     prepared = prepare(args)
     notes: list[str] = []
     skipped: dict[str, str] = {}
@@ -122,7 +123,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "benchmark": "typing_bench",
         "recorded_at": started.strftime("%Y-%m-%d %H:%M UTC"),
         "wall_s": round((datetime.datetime.now(datetime.timezone.utc) - started).total_seconds(), 1),
-        "commit": commit(),
+        "commit": head,
         "machine": machine_info(),
         "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()},
         "corpus": [{"language": p.language, "source": p.source, "workspace": str(p.root), "functions": d}

@@ -51,7 +51,7 @@ def backend_loading(stats: Any) -> bool:
     for row in rows or []:
         inner = row.get("stats") if isinstance(row.get("stats"), dict) else {}
         states = {str(row.get("state", "")), str(row.get("status", "")), str(inner.get("state", ""))}
-        if states & LOADING_STATES or inner.get("loading") is True or row.get("loading") is True:
+        if states & LOADING_STATES or inner.get("loading") or row.get("loading"):
             return True
     return False
 

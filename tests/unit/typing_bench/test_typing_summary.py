@@ -51,3 +51,11 @@ def test_ghost_from_result_handles_ranges_and_snippets():
     assert ghost_from_result({"items": [{"insertText": {"kind": "snippet", "value": "urn"}}]}, line, 3, 7) == "urn"
     assert ghost_from_result({"items": []}, line, 3, 7) is None
     assert ghost_from_result(None, line, 3, 7) is None
+
+
+def test_backend_loading_reads_the_embedded_backends_flag():
+    from benchmarks.typing.runner import backend_loading
+
+    assert backend_loading({"backends": [{"name": "embedded", "stats": {"loading": 1}}]})
+    assert not backend_loading({"backends": [{"name": "embedded", "stats": {"steps": 3}}]})
+    assert not backend_loading({"backends": []})
