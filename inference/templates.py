@@ -149,7 +149,10 @@ CODEGEMMA = FimTemplate(
           "<end_of_turn>"),
 )
 
-PLAIN = FimTemplate(name="plain", stop=("<|endoftext|>", "<|im_end|>", "</s>"))
+# Prefix-only models (SmolLM2) may still spell out FIM markers they saw in training data as text
+# ("<fim_end>"): generation stops at the start of any such marker.
+PLAIN = FimTemplate(name="plain", stop=("<|endoftext|>", "<|im_end|>", "</s>", "<fim_", "<|fim_", "<file_sep>",
+                                        "<|file_sep|>", "<repo_name>", "<reponame>"))
 
 TEMPLATES: dict[str, FimTemplate] = {
     t.name: t for t in (QWEN_CODER, STARCODER, STARCODER2, CODELLAMA, DEEPSEEK_CODER, CODESTRAL, CODEGEMMA, PLAIN)

@@ -1,6 +1,7 @@
 """Post-processing of raw model text before it becomes ghost text.
 
-Order: cut at the first special token; indentation the cursor already sits after is not
+Order: cut at the first template or special token of any family (or one spelled out in its
+generic shape, `<|...|>`, `<fim_...>`, and one cut short at the end of the text); indentation the cursor already sits after is not
 repeated; single- or multi-line (the caller's choice, else
 `blocks.wants_multiline` from the syntax at the cursor); multi-line text is cut at the end of the
 syntactic block it opened (`blocks.block_end`, verified by re-parsing with the completion
@@ -19,16 +20,24 @@ import re
 
 from .blocks import CLOSERS, OPENERS, block_end, wants_multiline
 
-_SPECIAL = re.compile(r"<\|[a-z_]+\|>|<(?:fim_prefix|fim_suffix|fim_middle|fim_pad|file_sep|reponame)>|</s>|"
-                      r"<PRE>|<SUF>|<MID>|<EOT>|\[PREFIX\]|\[SUFFIX\]|\[MIDDLE\]|<｜[^｜]*｜>")
+# Template and special tokens of every family, and the generic shapes others take (a model that
+# does not know them as single tokens may still spell them out: SmolLM2 writes "<fim_end>").
+_SPECIAL = re.compile(
+    r"<\|[A-Za-z_]+\|>"  # <|endoftext|>, <|fim_prefix|>, <|im_end|>, <|file_separator|>, <|EOT|>
+    r"|<fim[_-][A-Za-z_]+>"  # <fim_prefix>, <fim_end>, <fim_pad>, ...
+    r"|<(?:file_sep|reponame|repo_name|filename|gh_stars|eos|end_of_turn|start_of_turn|EOT|PRE|SUF|MID)>"
+    r"|</s>|\[(?:PREFIX|SUFFIX|MIDDLE|INST)\]|<｜[^｜\n]*｜>"
+)
+# A special token cut short at the end of the text (generation stopped inside it).
+_PARTIAL_SPECIAL = re.compile(r"(?:<\|[A-Za-z_]*|<fim[_-]?[A-Za-z_]*|<｜[^｜\n]*)$")
 
-__all__ = ["postprocess", "wants_multiline", "drop_suffix_repeats", "balance_brackets"]
+__all__ = ["postprocess", "cut_at_special", "wants_multiline", "drop_suffix_repeats", "balance_brackets"]
 
 
 def postprocess(completion: str, *, prefix: str = "", suffix: str = "", language: str = "",
                 multiline_mode: str = "auto", multiline: bool | None = None) -> str:
     """Clean `completion` for insertion between `prefix` and `suffix`."""
-    text = _SPECIAL.split(completion, maxsplit=1)[0]
+    text = cut_at_special(completion)
     if multiline is None:
         multiline = multiline_mode == "always" or (
             multiline_mode == "auto" and wants_multiline(prefix, suffix, language))
@@ -45,6 +54,12 @@ def postprocess(completion: str, *, prefix: str = "", suffix: str = "", language
     text = balance_brackets(text, suffix)
     text = text.rstrip() if not multiline else text.rstrip(" \t\n")
     return text if text.strip() else ""
+
+
+def cut_at_special(text: str) -> str:
+    """`text` up to its first template or special token, without a token cut short at its end."""
+    text = _SPECIAL.split(text, maxsplit=1)[0]
+    return _PARTIAL_SPECIAL.sub("", text)
 
 
 def _drop_repeated_indent(text: str, line_start: str) -> str:
