@@ -7,7 +7,7 @@ from pruning.postprocess import cut_at_special, postprocess
 
 FAMILY_TOKENS = sorted({token for t in TEMPLATES.values()
                         for token in (t.fim_prefix, t.fim_suffix, t.fim_middle, t.repo_name, t.file_sep, *t.stop)
-                        if token})
+                        if token.endswith((">", "]"))})  # whole tokens; stop strings may be their beginnings
 GENERIC = ["<|endoftext|>", "<fim_end>", "<fim-end>", "<|fim_pad|>", "<|im_end|>", "<|im_start|>", "</s>", "<EOT>",
            "<|EOT|>", "<eos>", "<end_of_turn>", "<file_sep>", "<|file_separator|>", "<filename>", "[INST]"]
 
