@@ -5,7 +5,8 @@
 #   3. arbor-ls with the `embedded` extra (skipped while pyproject.toml is unchanged),
 #   4. the default model, pulled and converted once into the user cache (`arbor-ls model pull`),
 #   5. one completion in examples/inventory with the embedded model: the completion, the context it
-#      used and the time of every stage.
+#      used and the time of every stage; then one more character is typed ($ARBOR_DEMO_THEN_TYPE)
+#      and the completion there is timed in the same process (model loaded, prefix cache warm).
 # A second run finds every step done and goes straight to the completion.
 set -euo pipefail
 
@@ -14,6 +15,7 @@ cd "$ROOT"
 VENV="${ARBOR_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3}"
 TARGET="${ARBOR_DEMO_TARGET:-examples/inventory/inventory/checkout.py:29:27}"
+THEN_TYPE="${ARBOR_DEMO_THEN_TYPE:-f}"
 TIMES="$(mktemp)"
 RESULT="$(mktemp)"
 trap 'rm -f "$TIMES" "$RESULT"' EXIT
@@ -62,7 +64,7 @@ pull_model() {
 complete_once() {
   say "completing $TARGET"
   "$VENV/bin/arbor-ls" complete "$TARGET" --workspace examples/inventory \
-    --config examples/inventory/arbor.json --json > "$RESULT"
+    --config examples/inventory/arbor.json --then-type "$THEN_TYPE" --json > "$RESULT"
 }
 
 step venv make_venv

@@ -9,6 +9,7 @@ import sys
 
 from inference.api import BackendError
 
+from ..positions import TextEdit
 from .target import add_target_arguments, load_cli_settings, make_pipeline, parse_target
 
 
@@ -17,6 +18,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               description="Print one completion at a 1-based line and column. --json adds "
                                           "backend, cache, context_tokens and per-stage latency_ms.")
     add_target_arguments(p)
+    p.add_argument("--then-type", metavar="CHARS", default="",
+                   help="then type CHARS at the cursor and complete again in the same process (model loaded, "
+                        "its prefix cache warm); --json reports that completion under \"then\"")
     p.set_defaults(func=run)
 
 
@@ -32,22 +36,35 @@ async def _complete(args, settings, target) -> int:
         for failure in await pipeline.router.wait_loaded():  # an embedded model loads in its thread
             print(f"arbor-ls: error: {failure}", file=sys.stderr)
         result = await pipeline.complete(str(target.path), target.text, target.offset)
+        parts = pipeline.last_context
+        then = await _then_type(pipeline, target, args.then_type) if args.then_type else None
     except BackendError as exc:
         print(f"arbor-ls: error: no completion: {exc}", file=sys.stderr)
         return 1
     finally:
         await pipeline.aclose()
-    parts = pipeline.last_context
     if args.json:
-        print(json.dumps({
-            "text": result.text,
-            "backend": result.backend,
-            "cache": "miss" if result.cache == "miss" else "hit",
-            "cache_tier": result.cache,
-            "context_tokens": parts.tokens if parts else 0,
-            "latency_ms": result.latency_ms,
-            "snippets": [{"path": s.path, "symbol": s.symbol, "kind": s.kind} for s in (parts.snippets if parts else [])],
-        }, ensure_ascii=False, indent=2))
+        out = _result_json(result)
+        out["context_tokens"] = parts.tokens if parts else 0
+        out["snippets"] = [{"path": s.path, "symbol": s.symbol, "kind": s.kind} for s in (parts.snippets if parts else [])]
+        if then is not None:
+            out["then"] = {"typed": args.then_type, **_result_json(then)}
+        print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
-        sys.stdout.write(result.text + ("" if result.text.endswith("\n") else "\n"))
+        for shown in (result,) if then is None else (result, then):
+            sys.stdout.write(shown.text + ("" if shown.text.endswith("\n") else "\n"))
     return 0
+
+
+async def _then_type(pipeline, target, typed: str):
+    """The completion after `typed` is inserted at the cursor, as the server sees the edit."""
+    path = str(target.path)
+    text = target.text[: target.offset] + typed + target.text[target.offset:]
+    pipeline.index.did_change(path, [TextEdit(target.offset, target.offset, typed)], text)
+    pipeline.index.flush(path)
+    return await pipeline.complete(path, text, target.offset + len(typed))
+
+
+def _result_json(result) -> dict:
+    return {"text": result.text, "backend": result.backend, "cache": "miss" if result.cache == "miss" else "hit",
+            "cache_tier": result.cache, "latency_ms": result.latency_ms}
