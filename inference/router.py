@@ -165,6 +165,22 @@ class Router:
             raise BackendLoading("; ".join(errors))
         raise BackendError("; ".join(errors) or "no backend is configured")
 
+    async def warm(self, request: CompletionRequest) -> int:
+        """Prefill `request`'s prompt into the first usable backend that can warm its KV cache
+        (`warm(prompt) -> tokens evaluated`); best effort: 0 when none can, never a breaker failure."""
+        for slot in self.slots:
+            if not slot.breaker.allow() or getattr(slot.backend, "loading", False):
+                continue
+            warm = getattr(slot.backend, "warm", None)
+            if warm is None:
+                return 0
+            try:
+                return await warm(slot.template.render(request))
+            except (BackendError, RuntimeError, ValueError) as exc:
+                log.debug("warm-up on %s failed: %s", slot.spec.name, exc)
+                return 0
+        return 0
+
     async def aclose(self) -> None:
         for slot in self.slots:
             with contextlib.suppress(Exception):

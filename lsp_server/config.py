@@ -35,6 +35,8 @@ class CompletionSettings:
     multiline: str = "auto"
     max_tokens: int = 128
     max_lines: int = 12
+    warm_up: bool = True  # prefill the next prompt into the backend's KV cache when edits settle
+    speculate: bool = True  # compute the completion that follows accepting a suggestion
 
     def __post_init__(self) -> None:
         if self.multiline not in MULTILINE_MODES:

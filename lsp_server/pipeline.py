@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from inference.api import CompletionResult
+from inference.api import PRIORITY_BACKGROUND, PRIORITY_INTERACTIVE, CompletionRequest, CompletionResult
 from inference.router import Router
 from pruning.context import PromptParts, build_context
 from pruning.postprocess import postprocess, wants_multiline
@@ -68,14 +68,26 @@ class CompletionPipeline:
             return mode == "always"
         return wants_multiline(parts.prefix, parts.suffix, parts.language)
 
-    async def complete(self, path: str, text: str, offset: int, *, language: str = "") -> CompletionResult:
+    def request_for(self, parts: PromptParts, priority: int = PRIORITY_INTERACTIVE) -> CompletionRequest:
+        return parts.to_request(multiline=self.wants_multiline(parts), max_tokens=self.settings.completion.max_tokens,
+                                repo_name=self.repo_name, priority=priority)
+
+    async def warm(self, path: str, text: str, offset: int, *, language: str = "") -> int:
+        """Prefill the prompt a completion at `offset` would send into the primary backend's KV
+        cache (background priority); returns the tokens it evaluated (0: nothing to warm)."""
+        parts = self.build_context(path, text, offset, language=language)
+        return await self.router.warm(self.request_for(parts, PRIORITY_BACKGROUND))
+
+    async def complete(self, path: str, text: str, offset: int, *, language: str = "",
+                       priority: int = PRIORITY_INTERACTIVE) -> CompletionResult:
         started = time.perf_counter()
         parts = self.build_context(path, text, offset, language=language)
-        self.last_context = parts
+        if priority == PRIORITY_INTERACTIVE:
+            self.last_context = parts
         context_ms = _ms(started)
-        multiline = self.wants_multiline(parts)
         cfg = self.settings.completion
-        request = parts.to_request(multiline=multiline, max_tokens=cfg.max_tokens, repo_name=self.repo_name)
+        request = self.request_for(parts, priority)
+        multiline = request.multiline
 
         def finish(raw: str) -> str:
             out = postprocess(raw, prefix=parts.prefix, suffix=parts.suffix, language=parts.language,

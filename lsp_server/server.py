@@ -21,6 +21,7 @@ from . import __version__
 from .config import Settings, load_settings
 from .features import completion, custom, documents, feedback, indexing
 from .features.documents import DocumentListener, OpenDocument
+from .anticipation import Anticipation
 from .inflight import InflightCompletions
 from .pipeline import CompletionPipeline
 from .progress import WorkDoneProgress
@@ -46,6 +47,7 @@ class ArborServer(FastStdioMixin, LanguageServer):
         self._pipeline: CompletionPipeline | None = None
         self._pipeline_task: asyncio.Future[CompletionPipeline] | None = None
         self.inflight = InflightCompletions(on_ready=self._completion_ready)
+        self.anticipation = Anticipation(self)
         self._loading_task: asyncio.Future[None] | None = None
         self._last_status: dict[str, Any] = {}
         self._busy = 0  # completions being computed
@@ -221,6 +223,7 @@ def create_server() -> ArborServer:
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: ArborServer, *_: Any) -> None:
         ls.inflight.cancel_all()
+        ls.anticipation.close()
         if ls._pipeline is not None:
             await ls._pipeline.aclose()
         if ls.cache is not None:

@@ -51,6 +51,7 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         ls.stats.count("out_of_range")
         return None
     ls.stats.count("requests")
+    ls.anticipation.requested(uri)
     key = CompletionKey(uri, doc.version, position.line, position.character)
     computation = ls.inflight.start_or_join(key, lambda: _compute(ls, key, doc.path, doc.text, offset, doc.language_id))
     try:
@@ -63,6 +64,8 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         raise
     if result is None:
         return None
+    if result.text:
+        ls.anticipation.answered(uri, key.version, offset, result.text)
     return result, offset
 
 

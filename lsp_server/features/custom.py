@@ -18,6 +18,7 @@ def register(server: ArborServer) -> None:
         report: dict[str, Any] = ls.stats.snapshot()
         report["documents"] = len(ls.documents)
         report["backends"] = ls._pipeline.router.status() if ls._pipeline else []
+        report["anticipation"] = dict(ls.anticipation.counters)
         if ls.cache is not None and hasattr(ls.cache, "stats"):
             report["cache"] = ls.cache.stats()
         if ls.index is not None and hasattr(ls.index, "stats"):

@@ -92,6 +92,8 @@ def register(server: ArborServer) -> None:
             return
         doc.version = params.text_document.version
         ls.inflight.document_changed(doc.uri)
+        if edits:
+            ls.anticipation.edited(doc.uri, doc.version, edits[-1].start + len(edits[-1].text), doc.text)
         for listener in ls.document_listeners:
             _notify(listener.did_change, doc.path, edits, doc.text)
 
@@ -99,6 +101,7 @@ def register(server: ArborServer) -> None:
     def did_close(ls: ArborServer, params: types.DidCloseTextDocumentParams) -> None:
         doc = ls.documents.pop(params.text_document.uri, None)
         ls.inflight.document_changed(params.text_document.uri, reason="closed")
+        ls.anticipation.closed(params.text_document.uri)
         if doc is not None:
             for listener in ls.document_listeners:
                 _notify(listener.did_close, doc.path)

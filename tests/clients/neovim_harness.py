@@ -46,7 +46,8 @@ def backend_settings(url: str, **completion: Any) -> dict[str, Any]:
     return {
         "backends": [{"name": "fake", "kind": "openai", "url": url, "model": "m",
                       "modelFamily": "qwen2.5-coder", "timeoutMs": 5000}],
-        "completion": {"multiline": "auto", **completion},
+        # speculation sends backend requests of its own (tested in tests/e2e/test_anticipation_e2e.py)
+        "completion": {"multiline": "auto", "speculate": False, **completion},
         "context": {"budgetTokens": 256},
     }
 

@@ -33,7 +33,8 @@ def backend_settings(url: str, **overrides: Any) -> dict[str, Any]:
     backend = {"name": "fake", "kind": "openai", "url": url, "model": "fake-coder",
                "modelFamily": "qwen2.5-coder", "timeoutMs": 5000}
     backend.update(overrides)
-    return {"backends": [backend], "completion": {"multiline": "auto"}}
+    # speculation sends requests of its own (tested on its own in test_anticipation_e2e.py)
+    return {"backends": [backend], "completion": {"multiline": "auto", "speculate": False}}
 
 
 @pytest.fixture

@@ -84,3 +84,29 @@ async def test_http_errors_are_backend_errors(kind):
         await backend.aclose()
     finally:
         server.stop()
+
+
+async def test_llamacpp_reports_prompt_tokens_evaluated_from_per_token_timings():
+    events = sse({"content": "ret", "stop": False, "timings": {"prompt_n": 17, "predicted_n": 1}},
+                 {"content": "urn 1\n", "stop": False, "timings": {"prompt_n": 17, "predicted_n": 2}})
+    server = WireServer(events, "text/event-stream")
+    try:
+        backend = create_backend(BackendSpec(kind="llamacpp", url=server.url, model="m"))
+        text = "".join([c async for c in backend.stream("PROMPT", SamplingParams())])
+        await backend.aclose()
+    finally:
+        server.stop()
+    assert text == "return 1\n" and backend.last_usage == {"prefilled_tokens": 17}
+    assert server.received[0][1]["timings_per_token"] is True
+
+
+async def test_llamacpp_warm_up_evaluates_the_prompt_without_predicting():
+    server = WireServer([json.dumps({"content": "", "timings": {"prompt_n": 250}})], "application/json")
+    try:
+        backend = create_backend(BackendSpec(kind="llamacpp", url=server.url, model="m"))
+        assert await backend.warm("PROMPT") == 250
+        await backend.aclose()
+    finally:
+        server.stop()
+    path, body = server.received[0]
+    assert (path, body["prompt"], body["n_predict"], body["cache_prompt"]) == ("/completion", "PROMPT", 0, True)

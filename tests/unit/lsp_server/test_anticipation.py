@@ -1,0 +1,100 @@
+"""Anticipation: warm-up once edits settle (timers driven by hand), speculation on acceptance and
+its cancellation when the user leaves the speculated text."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+from lsp_server.anticipation import Anticipation
+from lsp_server.config import Settings
+
+
+class ManualTimers:
+    """`call_later` whose timers fire only when the test says so."""
+
+    def __init__(self) -> None:
+        self.pending: list[SimpleNamespace] = []
+
+    def __call__(self, delay, callback):
+        timer = SimpleNamespace(delay=delay, callback=callback, cancelled=False)
+        timer.cancel = lambda: setattr(timer, "cancelled", True)
+        self.pending.append(timer)
+        return timer
+
+    def fire_all(self) -> None:
+        due, self.pending = self.pending, []
+        for timer in due:
+            if not timer.cancelled:
+                timer.callback()
+
+
+class RecordingPipeline:
+    def __init__(self) -> None:
+        self.warmed: list[tuple[str, int]] = []
+        self.completed: list[tuple[str, int, int]] = []
+        self.release = asyncio.Event()
+
+    async def warm(self, path, text, offset, *, language=""):
+        self.warmed.append((text, offset))
+        return 123
+
+    async def complete(self, path, text, offset, *, language="", priority=0):
+        self.completed.append((text, offset, priority))
+        await self.release.wait()
+
+
+def make(doc_text="def f():\n    ", version=1):
+    pipeline = RecordingPipeline()
+    doc = SimpleNamespace(uri="file:///a.py", path="/a.py", text=doc_text, version=version, language_id="python")
+
+    async def get_pipeline():
+        return pipeline
+
+    server = SimpleNamespace(settings=Settings(), documents={doc.uri: doc}, get_pipeline=get_pipeline)
+    timers = ManualTimers()
+    return Anticipation(server, call_later=timers), timers, pipeline, doc
+
+
+async def test_warm_up_runs_once_edits_settle_at_the_last_edit():
+    anticipation, timers, pipeline, doc = make()
+    anticipation.edited(doc.uri, 1, len(doc.text), doc.text)
+    assert timers.pending[0].delay == anticipation.settle_s and pipeline.warmed == []
+    timers.fire_all()
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert pipeline.warmed == [(doc.text, len(doc.text))]
+    assert anticipation.counters["warmups"] == 1 and anticipation.counters["warmed_tokens"] == 123
+
+
+async def test_a_request_or_a_newer_edit_cancels_the_warm_up():
+    anticipation, timers, pipeline, doc = make()
+    anticipation.edited(doc.uri, 1, len(doc.text), doc.text)
+    anticipation.requested(doc.uri)
+    timers.fire_all()
+    anticipation.edited(doc.uri, 1, len(doc.text), doc.text)
+    doc.version = 2  # the edit that made version 2 is still being typed: its own timer decides
+    timers.fire_all()
+    await asyncio.sleep(0)
+    assert pipeline.warmed == []
+
+
+async def test_speculation_completes_after_the_accepted_suggestion_at_background_priority():
+    anticipation, timers, pipeline, doc = make("def f():\n    \n")
+    offset = len("def f():\n    ")
+    anticipation.answered(doc.uri, 1, offset, "return 1")
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    ((text, cursor, priority),) = pipeline.completed
+    assert text == "def f():\n    return 1\n" and cursor == offset + len("return 1") and priority > 0
+    # typing through the suggestion keeps it (and answering the rest again does not restart it)
+    typed = "def f():\n    ret"
+    anticipation.edited(doc.uri, 2, len(typed), typed + "\n")
+    doc.version, doc.text = 2, typed + "\n"
+    anticipation.answered(doc.uri, 2, len(typed), "urn 1")
+    await asyncio.sleep(0)
+    assert len(pipeline.completed) == 1 and len(anticipation._speculations) == 1
+    # leaving it cancels it
+    anticipation.edited(doc.uri, 3, len(typed) + 1, typed + "x\n")
+    assert anticipation._speculations == {}
+    pipeline.release.set()
