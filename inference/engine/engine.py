@@ -6,6 +6,11 @@ guards the scheduler and request state; the forward pass runs outside it, on inp
 under it, so `abort` frees a sequence's blocks at once even while a step is running (nothing else
 can claim those blocks before the step ends: only `step` allocates). Callbacks are invoked under
 the lock and must be quick (the async wrapper just hands them to the event loop).
+
+Counters (`stats`): `prompt_tokens` of real requests; `prefilled_tokens`, their prompt tokens
+actually computed (prefix-cache hits excluded, recomputation after preemption included);
+`warmup_tokens`, tokens computed for prefill-only requests; `computed_tokens`, everything run.
+A prefill-only request finishes with reason "prefill" once its full blocks are cached.
 """
 
 from __future__ import annotations
@@ -39,8 +44,12 @@ class RequestOutput:
     finished: bool = False
     finish_reason: str = ""  # "stop" | "length" | "abort" | "error"
     error: BaseException | None = None
+    # set on the final output: prompt length, prefix-cache hit at admission, prompt tokens computed,
+    # and tokens whose KV the sequence held when it finished
     num_prompt_tokens: int = 0
     num_cached_tokens: int = 0
+    num_prefilled_tokens: int = 0
+    num_computed_tokens: int = 0
 
 
 OutputCallback = Callable[[RequestOutput], None]
@@ -69,7 +78,8 @@ class LLMEngine:
         self.scheduler = Scheduler(engine_config, self.kv, self.runner.max_model_len)
         self.lock = threading.RLock()
         self._requests: dict[str, _Request] = {}
-        self.stats = {"steps": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0}
+        self.stats = {"steps": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0,
+                      "prefilled_tokens": 0, "warmup_tokens": 0}
 
     @property
     def has_work(self) -> bool:
@@ -95,7 +105,8 @@ class LLMEngine:
         with self.lock:
             self.scheduler.add(seq, now_s)
             self._requests[request_id] = _Request(seq, text, callback, self._stop_ids(params), generator)
-            self.stats["prompt_tokens"] += seq.num_tokens
+            if not params.prefill_only:
+                self.stats["prompt_tokens"] += seq.num_tokens
         return seq
 
     def abort(self, request_id: str) -> bool:
@@ -111,6 +122,8 @@ class LLMEngine:
         """Run one scheduled step. Returns the schedule (empty chunks: nothing to run yet)."""
         with self.lock:
             out = self.scheduler.schedule(now_s)
+            for seq in out.prefilled:
+                self._finish(seq.request_id, "prefill")
             if not out.chunks:
                 return out
             prepared = self.runner.prepare(out.chunks)
@@ -123,9 +136,10 @@ class LLMEngine:
                     self._finish(chunk.seq.request_id, "error", error=exc)
             return out
         with self.lock:
-            self.scheduler.complete_step(out)
-            self.stats["steps"] += 1
-            self.stats["computed_tokens"] += out.num_tokens
+            prefilled = self.scheduler.complete_step(out)
+            self._count(out)
+            for seq in prefilled:
+                self._finish(seq.request_id, "prefill")
             live = [(row, c) for row, c in enumerate(prepared.sampling) if c.seq.request_id in self._requests]
             if live:
                 requests = [self._requests[c.seq.request_id] for _, c in live]
@@ -138,6 +152,18 @@ class LLMEngine:
                 for request, token in zip(requests, tokens):
                     self._append_token(request, token)
         return out
+
+    def _count(self, out: SchedulerOutput) -> None:
+        self.stats["steps"] += 1
+        self.stats["computed_tokens"] += out.num_tokens
+        for chunk in out.chunks:
+            seq = chunk.seq
+            if seq.prefill_only:
+                self.stats["warmup_tokens"] += chunk.num_tokens
+                continue
+            prompt_part = max(0, min(chunk.start + chunk.num_tokens, seq.num_prompt_tokens) - chunk.start)
+            seq.num_prefilled_tokens += prompt_part
+            self.stats["prefilled_tokens"] += prompt_part
 
     def fail_all(self, error: BaseException) -> None:
         """End every request with `error` (the engine thread's last resort)."""
@@ -169,8 +195,10 @@ class LLMEngine:
         if request is None:
             return
         seq = request.seq
+        computed = seq.num_computed_tokens
         self.scheduler.finish(seq, reason)
         request.callback(RequestOutput(
             request_id, tail, [] if token is None else [token], finished=True, finish_reason=reason, error=error,
-            num_prompt_tokens=seq.num_prompt_tokens, num_cached_tokens=seq.num_prefix_hit_tokens,
+            num_prompt_tokens=seq.num_prompt_tokens, num_cached_tokens=min(seq.num_prefix_hit_tokens, seq.num_prompt_tokens),
+            num_prefilled_tokens=seq.num_prefilled_tokens, num_computed_tokens=computed,
         ))

@@ -6,7 +6,8 @@ Prefix caching: full block i of a sequence has hash
 ids, so equal hashes imply equal whole prefixes up to collisions, and a hit also compares the
 block's token ids). A lookup walks the sequence's block hashes from the start and stops at the
 first miss, so it returns the longest cached prefix. It never covers the last prompt token: that
-token must be computed to produce the next-token logits.
+token must be computed to produce the next-token logits; a prefill-only sequence samples nothing,
+so for it the lookup covers every full block, and its target is the last full block's end.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ class KVCacheManager:
     def __init__(self, pool: BlockPool, block_size: int) -> None:
         self.pool = pool
         self.block_size = block_size
-        self.num_prefix_queries = 0  # tokens looked up (prompt tokens of admitted requests)
+        self.num_prefix_queries = 0  # tokens looked up (prompt tokens of admitted requests, warm-ups excluded)
         self.num_prefix_hits = 0  # tokens found in the cache
 
     def _block_tokens(self, seq: Sequence, index: int) -> tuple[int, ...]:
@@ -50,12 +51,23 @@ class KVCacheManager:
     def blocks_needed(self, num_tokens: int) -> int:
         return -(-num_tokens // self.block_size)
 
+    def target_tokens(self, seq: Sequence) -> int:
+        """How many tokens `seq` computes before it samples (or, prefill-only, before it is done)."""
+        if seq.prefill_only:
+            return seq.num_tokens // self.block_size * self.block_size
+        return seq.num_tokens
+
+    def _lookup_blocks(self, seq: Sequence) -> int:
+        """Leading blocks the prefix cache may serve: every full block of a prefill-only sequence,
+        else every full block before the one holding the last token."""
+        return seq.num_tokens // self.block_size if seq.prefill_only else (seq.num_tokens - 1) // self.block_size
+
     def find_cached_prefix(self, seq: Sequence) -> list[KVCacheBlock]:
         """The cached blocks of the longest cached prefix of a sequence that holds no blocks yet."""
         if not self.pool.enable_caching:
             return []
         self.update_hashes(seq)
-        limit = (seq.num_tokens - 1) // self.block_size
+        limit = self._lookup_blocks(seq)
         hits: list[KVCacheBlock] = []
         for index in range(min(limit, len(seq.block_hashes))):
             block = self.pool.lookup(seq.block_hashes[index], self._block_tokens(seq, index))
@@ -77,7 +89,7 @@ class KVCacheManager:
         if not hashes:
             return False
         index = len(self.find_cached_prefix(seq))
-        return index < (seq.num_tokens - 1) // self.block_size and seq.block_hashes[index] in hashes
+        return index < self._lookup_blocks(seq) and seq.block_hashes[index] in hashes
 
     def allocate(self, seq: Sequence, num_new_tokens: int, cached: list[KVCacheBlock] | None = None) -> bool:
         """Make room for `num_new_tokens` more tokens after `seq.num_computed_tokens` (which, for
@@ -99,15 +111,18 @@ class KVCacheManager:
 
     def admit(self, seq: Sequence, num_new_tokens: int) -> bool:
         """`allocate` for a sequence that holds no blocks: reuses its longest cached prefix, and
-        caps the new tokens at what remains after the hit."""
+        caps the new tokens at what remains of its target after the hit."""
         assert not seq.block_table and seq.num_computed_tokens == 0
         cached = self.find_cached_prefix(seq)
-        remaining = seq.num_tokens - len(cached) * self.block_size
+        remaining = self.target_tokens(seq) - len(cached) * self.block_size
         if not self.allocate(seq, min(num_new_tokens, remaining), cached):
             return False
-        seq.num_prefix_hit_tokens = len(cached) * self.block_size
-        self.num_prefix_queries += seq.num_tokens
-        self.num_prefix_hits += seq.num_prefix_hit_tokens
+        hit = len(cached) * self.block_size
+        if seq.num_preemptions == 0:
+            seq.num_prefix_hit_tokens = hit
+        if not seq.prefill_only:  # the counters describe real requests
+            self.num_prefix_queries += seq.num_tokens
+            self.num_prefix_hits += hit
         return True
 
     def cache_computed_blocks(self, seq: Sequence) -> None:

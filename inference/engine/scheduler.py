@@ -13,6 +13,11 @@ recompute (blocks freed, progress reset, back to the waiting queue under its ori
 the allocation fits; if the sequence itself is the least urgent, it is the one preempted.
 Dynamic batching: while nothing runs and fewer than `max_batch` requests wait, the scheduler holds
 them until the oldest has waited `max_wait_ms`, and reports when to wake up.
+Warm-ups (prefill-only requests) rank below every real request: they are queued apart, oldest
+first, and one at a time computes at most `warmup_chunk_tokens` per step, only in steps where no
+real request is running or waiting. A real request that arrives preempts the running warm-up
+(its computed full blocks stay in the prefix cache, so it resumes where it was), so it waits for
+one warm-up chunk at most.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from .config import EngineConfig
@@ -43,14 +49,16 @@ class ScheduledChunk:
 
     @property
     def samples(self) -> bool:
-        """True when this chunk reaches the sequence's last known token (its logits are sampled)."""
-        return self.start + self.num_tokens == self.seq.num_tokens
+        """True when this chunk reaches the sequence's last known token (its logits are sampled);
+        never for a prefill-only sequence."""
+        return self.start + self.num_tokens == self.seq.num_tokens and not self.seq.prefill_only
 
 
 @dataclass(slots=True)
 class SchedulerOutput:
     chunks: list[ScheduledChunk] = field(default_factory=list)
     preempted: list[Sequence] = field(default_factory=list)
+    prefilled: list[Sequence] = field(default_factory=list)  # warm-ups found complete: finish them
     wake_at_s: float | None = None  # set when requests are held back by max_wait_ms
 
     @property
@@ -68,17 +76,24 @@ class Scheduler:
         self.requests: dict[str, Sequence] = {}
         self.num_waiting = 0
         self.num_preemptions = 0
+        self.warmups: deque[Sequence] = deque()  # waiting prefill-only requests, oldest first
+        self.warming: Sequence | None = None  # the prefill-only request holding blocks
         self._counter = itertools.count()
 
     @property
     def has_work(self) -> bool:
+        return self.has_real_work or bool(self.warmups) or self.warming is not None
+
+    @property
+    def has_real_work(self) -> bool:
         return bool(self.running) or self.num_waiting > 0
 
     def add(self, seq: Sequence, now_s: float | None = None) -> None:
         """Queue a request. Raises BacklogFullError or RequestTooLargeError; never queues those."""
         if seq.request_id in self.requests:
             raise ValueError(f"duplicate request id {seq.request_id!r}")
-        if self.num_waiting + len(self.running) >= self.config.max_backlog:
+        queued = self.num_waiting + len(self.running) + len(self.warmups) + (self.warming is not None)
+        if queued >= self.config.max_backlog:
             raise BacklogFullError(
                 f"embedded engine backlog is full ({self.config.max_backlog} requests queued or running); "
                 "retry later or raise maxBacklog"
@@ -101,7 +116,10 @@ class Scheduler:
         seq.sort_key = (now_s + deadline_s + params.priority * self.config.priority_age_s, next(self._counter))
         seq.status = SequenceStatus.WAITING
         self.requests[seq.request_id] = seq
-        self._push_waiting(seq)
+        if seq.prefill_only:
+            self.warmups.append(seq)
+        else:
+            self._push_waiting(seq)
 
     def _push_waiting(self, seq: Sequence) -> None:
         heapq.heappush(self.waiting, (seq.sort_key, seq))
@@ -111,7 +129,11 @@ class Scheduler:
         """End a sequence: free its blocks at once and drop it from the queues."""
         if seq.is_finished:
             return
-        if seq.status is SequenceStatus.RUNNING:
+        if seq is self.warming:
+            self.warming = None
+        elif seq.prefill_only:
+            self.warmups.remove(seq)
+        elif seq.status is SequenceStatus.RUNNING:
             self.running.remove(seq)
         else:
             self.num_waiting -= 1  # its heap entry is skipped lazily
@@ -134,6 +156,38 @@ class Scheduler:
         self.num_preemptions += 1
         self._push_waiting(seq)
 
+    def _preempt_warmup(self) -> Sequence:
+        seq = self.warming
+        assert seq is not None
+        self.warming = None
+        self.kv.free(seq)
+        seq.status = SequenceStatus.WAITING
+        seq.num_preemptions += 1
+        self.warmups.appendleft(seq)
+        return seq
+
+    def _schedule_warmup(self, out: SchedulerOutput) -> None:
+        """Admit the oldest warm-up if none holds blocks, and give it one chunk. A warm-up whose
+        target is already cached goes to `out.prefilled` without a chunk."""
+        if self.warming is None:
+            if not self.warmups:
+                return
+            seq = self.warmups[0]
+            if not self.kv.admit(seq, 0):
+                return
+            self.warmups.popleft()
+            seq.status = SequenceStatus.RUNNING
+            self.warming = seq
+        seq = self.warming
+        count = min(self.config.warmup_chunk_tokens, self.config.max_batched_tokens,
+                    self.kv.target_tokens(seq) - seq.num_computed_tokens)
+        if count <= 0:
+            out.prefilled.append(seq)
+        elif self.kv.allocate(seq, count):
+            out.chunks.append(ScheduledChunk(seq, seq.num_computed_tokens, count))
+        else:
+            out.preempted.append(self._preempt_warmup())
+
     def _hold_for_batch(self, now_s: float) -> float | None:
         """When to run a partial batch if the scheduler should keep waiting for more requests."""
         if self.running or self.num_waiting >= self.config.max_batch or self.config.max_wait_ms <= 0:
@@ -144,8 +198,11 @@ class Scheduler:
 
     def schedule(self, now_s: float | None = None) -> SchedulerOutput:
         out = SchedulerOutput()
-        if not self.has_work:
+        if not self.has_real_work:
+            self._schedule_warmup(out)
             return out
+        if self.warming is not None:
+            out.preempted.append(self._preempt_warmup())
         now_s = time.monotonic() if now_s is None else now_s
         wake = self._hold_for_batch(now_s)
         if wake is not None:
@@ -201,12 +258,17 @@ class Scheduler:
         out.chunks = list(scheduled.values())
         return out
 
-    def complete_step(self, output: SchedulerOutput) -> None:
+    def complete_step(self, output: SchedulerOutput) -> list[Sequence]:
         """Record that the scheduled chunks were computed; caches their newly full blocks.
-        Sequences aborted or finished meanwhile are skipped."""
+        Sequences aborted or finished meanwhile are skipped. Returns the warm-ups that reached
+        their target (the caller finishes them)."""
+        done: list[Sequence] = []
         for chunk in output.chunks:
             seq = chunk.seq
             if seq.status is not SequenceStatus.RUNNING:
                 continue
             seq.num_computed_tokens = chunk.start + chunk.num_tokens
             self.kv.cache_computed_blocks(seq)
+            if seq.prefill_only and seq.num_computed_tokens >= self.kv.target_tokens(seq):
+                done.append(seq)
+        return done

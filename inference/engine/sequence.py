@@ -8,6 +8,11 @@ Invariants:
 - `block_hashes[i]` is the chained hash of full block i (see `kv_cache_manager.hash_block`); it is
   extended as tokens arrive and never changes, so a preempted sequence re-finds its own blocks.
 - `num_cached_blocks` counts the leading blocks already registered in the prefix cache.
+- `num_prefix_hit_tokens` is the prefix-cache hit of the first admission (a preempted sequence
+  re-finding its own blocks does not change it); `num_prefilled_tokens` counts prompt tokens
+  computed for it over all steps, so without preemption the two add up to the prompt.
+- A prefill-only sequence (`params.max_tokens == 0`, a KV warm-up) computes the full blocks of its
+  prompt, registers them in the prefix cache and finishes without sampling.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ class GenerationParams:
 
     `stop` strings end generation and are never emitted; `stop_token_ids` end it too (EOS and the
     model's end-of-turn tokens are added by the engine). `logits_processors` run in order on the
-    next-token logits before sampling.
+    next-token logits before sampling. `max_tokens == 0` makes a prefill-only request (a warm-up):
+    scheduled below every real request, it only fills the prefix cache.
     """
 
     max_tokens: int = 128
@@ -48,14 +54,18 @@ class GenerationParams:
     logits_processors: tuple[LogitsProcessor, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.max_tokens < 1:
-            raise ValueError("max_tokens must be at least 1")
+        if self.max_tokens < 0:
+            raise ValueError("max_tokens must be at least 0 (0: prefill only)")
         if self.temperature < 0 or not 0 < self.top_p <= 1:
             raise ValueError("temperature must be >= 0 and top_p in (0, 1]")
 
     @property
     def greedy(self) -> bool:
         return self.temperature == 0.0
+
+    @property
+    def prefill_only(self) -> bool:
+        return self.max_tokens == 0
 
 
 @dataclass(eq=False, slots=True)
@@ -70,7 +80,8 @@ class Sequence:
     block_table: list[int] = field(default_factory=list)
     block_hashes: list[int] = field(default_factory=list)
     num_cached_blocks: int = 0
-    num_prefix_hit_tokens: int = 0  # tokens found in the prefix cache at the latest admission
+    num_prefix_hit_tokens: int = 0  # tokens found in the prefix cache at the first admission
+    num_prefilled_tokens: int = 0  # prompt tokens computed (all steps, recomputation included)
     num_preemptions: int = 0
     status: SequenceStatus = SequenceStatus.WAITING
     finish_reason: str = ""
@@ -93,6 +104,10 @@ class Sequence:
     @property
     def output_token_ids(self) -> list[int]:
         return self.token_ids[self.num_prompt_tokens:]
+
+    @property
+    def prefill_only(self) -> bool:
+        return self.params.max_tokens == 0
 
     @property
     def is_finished(self) -> bool:

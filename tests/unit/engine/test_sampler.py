@@ -54,4 +54,5 @@ def test_invalid_params_are_rejected():
     with pytest.raises(ValueError):
         GenerationParams(top_p=0.0)
     with pytest.raises(ValueError):
-        GenerationParams(max_tokens=0)
+        GenerationParams(max_tokens=-1)
+    assert GenerationParams(max_tokens=0).prefill_only and not GenerationParams().prefill_only
