@@ -30,6 +30,7 @@ from .api import (Backend, BackendConfigError, BackendError, BackendLoading, Com
 from .backend_spec import BackendSpec
 from .backends import create_backend
 from .breaker import CircuitBreaker
+from .prefill_speed import PrefillSpeed
 from .stops import StopScanner
 from .templates import FimTemplate, template_for
 
@@ -45,6 +46,7 @@ class BackendSlot:
     backend: Backend
     breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
     last_error: str = ""
+    prefill: PrefillSpeed = field(default_factory=PrefillSpeed)
 
     @property
     def in_process(self) -> bool:
@@ -74,7 +76,8 @@ class Router:
         rows = []
         for s in self.slots:
             row: dict[str, Any] = {"name": s.spec.name, "kind": s.spec.kind, "model": s.spec.model,
-                                   "breaker": s.breaker.state, "lastError": s.last_error}
+                                   "breaker": s.breaker.state, "lastError": s.last_error,
+                                   "prefillTokensPerS": round(s.prefill.tokens_per_s or 0.0, 1)}
             stats = getattr(s.backend, "stats", None)
             if callable(stats):
                 row["stats"] = stats()
@@ -98,6 +101,11 @@ class Router:
                 slot.last_error = str(exc)
                 failures.append(str(exc))
         return failures
+
+    def prompt_budget(self, seconds: float, ceiling: int) -> int:
+        """Prompt tokens the primary backend evaluates in `seconds` at its measured speed (at most
+        `ceiling`; `ceiling` until a speed has been measured)."""
+        return self.slots[0].prefill.budget(seconds, ceiling) if self.slots else ceiling
 
     def primary_template(self) -> FimTemplate:
         return self.slots[0].template if self.slots else template_for("")
@@ -135,8 +143,15 @@ class Router:
                 priority=request.priority, deadline_ms=timeout * 1000,
             )
             sent = time.perf_counter()
+            first_text_at: list[float] = []
+
+            def on_text(so_far: str) -> None:
+                if not first_text_at:
+                    first_text_at.append(time.perf_counter())
+                if self.cache is not None:
+                    self.cache.note_partial(request, so_far)
+
             try:
-                on_text = (lambda so_far: self.cache.note_partial(request, so_far)) if self.cache is not None else None
                 text = await _within(collect(slot.backend, prompt, params, request.multiline, on_text), timeout)
             except TimeoutError:
                 slot.last_error = f"timed out after {timeout * 1000:.0f} ms"
@@ -156,6 +171,8 @@ class Router:
                     self.cache.store(request, prompt, model_id, template.name, text,
                                      write_behind=asyncio.get_running_loop().call_soon)
                 usage = dict(getattr(slot.backend, "last_usage", None) or {})
+                if first_text_at and "prefilled_tokens" in usage:
+                    slot.prefill.observe(usage["prefilled_tokens"], first_text_at[0] - sent)
                 return CompletionResult(text, backend=slot.spec.name, cache="miss", prompt=prompt,
                                         latency_ms={"backend": _ms(sent)}, usage=usage)
             slot.breaker.record_failure()

@@ -48,6 +48,15 @@ class CompletionPipeline:
         return self._router
 
     @property
+    def budget_tokens(self) -> int:
+        """The context budget in force: `context.budgetTokens`, lowered to what the primary
+        backend prefills within `context.maxPromptMs` at its measured speed."""
+        cfg = self.settings.context
+        if self._router is None or not cfg.max_prompt_ms:
+            return cfg.budget_tokens
+        return self._router.prompt_budget(cfg.max_prompt_ms / 1000, cfg.budget_tokens)
+
+    @property
     def repo_name(self) -> str:
         return Path(self.workspace_root).name if self.workspace_root else ""
 
@@ -56,7 +65,7 @@ class CompletionPipeline:
         cfg = self.settings.context
         parts = build_context(
             path, text, offset, language=language or language_id_for(path),
-            budget_tokens=budget_tokens or cfg.budget_tokens,
+            budget_tokens=budget_tokens or self.budget_tokens,
             prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
             workspace_root=self.workspace_root,
         )

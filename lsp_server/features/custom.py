@@ -19,6 +19,7 @@ def register(server: ArborServer) -> None:
         report["documents"] = len(ls.documents)
         report["backends"] = ls._pipeline.router.status() if ls._pipeline else []
         report["anticipation"] = dict(ls.anticipation.counters)
+        report["budgetTokens"] = ls._pipeline.budget_tokens if ls._pipeline else ls.settings.context.budget_tokens
         if ls.cache is not None and hasattr(ls.cache, "stats"):
             report["cache"] = ls.cache.stats()
         if ls.index is not None and hasattr(ls.index, "stats"):

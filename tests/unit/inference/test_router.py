@@ -188,3 +188,14 @@ def test_a_slow_remote_backend_still_opens_the_breaker():
         with pytest.raises(BackendError):
             asyncio.run(router.complete(CompletionRequest(prefix="x = ")))
     assert router.slots[0].breaker.state == "open"
+
+
+def test_the_router_measures_prefill_speed_from_the_backends_usage_and_budgets_prompts_by_it():
+    backend = ScriptedBackend(spec("b0"), chunks=("x",))
+    backend.last_usage = {"prompt_tokens": 900, "cached_tokens": 100, "prefilled_tokens": 800}
+    router = make_router(backend)
+    assert router.prompt_budget(1.0, 1024) == 1024
+    asyncio.run(router.complete(CompletionRequest(prefix="x = ")))
+    speed = router.slots[0].prefill
+    assert speed.samples == 1 and speed.tokens_per_s > 800  # 800 tokens in well under a second
+    assert router.status()[0]["prefillTokensPerS"] > 0
