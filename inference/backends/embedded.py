@@ -7,7 +7,9 @@ architecture; the engine itself (weights converted to the serving dtype, the KV 
 in the engine's thread. Until it is, `stream` raises `BackendLoading` at once, which the router
 answers empty without counting a failure; `wait_loaded` waits for the build.
 Closing a `stream` early (or cancelling its task) aborts the engine sequence and frees its KV
-blocks before the close completes.
+blocks before the close completes. `warm` queues a prefill-only request (below every real one,
+preempted by any) that leaves the prompt's full blocks in the prefix cache; `last_usage` holds the
+prompt figures of the last stream that ended.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from ..api import BackendConfigError, BackendError, BackendLoading, SamplingPara
 from ..backend_spec import BackendSpec
 from ..engine.async_engine import AsyncEngine, EngineLoading
 from ..engine.config import EngineConfig
-from ..engine.engine import LLMEngine
+from ..engine.engine import LLMEngine, RequestOutput
 from ..engine.loader import load_model
 from ..engine.scheduler import BacklogFullError, RequestTooLargeError
 from ..engine.sequence import GenerationParams, LogitsProcessor
@@ -79,6 +81,8 @@ class EmbeddedBackend:
             spec.model, model_config.architecture, set(self.tokenizer.special_tokens)
         )
         config = engine_config or EngineConfig.from_spec(spec)
+        # prompt_tokens, cached_tokens (prefix-cache hit), prefilled_tokens (computed) of the last stream
+        self.last_usage: dict[str, int] | None = None
 
         def build() -> LLMEngine:
             engine = LLMEngine(model_config, config, state, tokenizer)
@@ -118,6 +122,8 @@ class EmbeddedBackend:
         outputs = self._async.generate(self.tokenizer.encode(prompt), generation)
         try:
             async for output in outputs:
+                if output.finished:
+                    self.last_usage = usage_of(output)
                 if output.text:
                     yield output.text
         except EngineLoading as exc:
@@ -130,6 +136,24 @@ class EmbeddedBackend:
             raise BackendError(f"{self.name}: embedded engine failed: {exc}") from exc
         finally:
             await outputs.aclose()
+
+    async def warm(self, prompt: str) -> int:
+        """Prefill `prompt`'s full KV blocks into the prefix cache at the lowest priority; returns
+        how many prompt tokens the cache now holds for it (0 while the model loads, or when the
+        warm-up was aborted)."""
+        outputs = self._async.generate(self.tokenizer.encode(prompt), GenerationParams(max_tokens=0))
+        held = 0
+        try:
+            async for output in outputs:
+                if output.finished and output.finish_reason == "prefill":
+                    held = output.num_computed_tokens
+        except EngineLoading:
+            return 0
+        except (BacklogFullError, RequestTooLargeError) as exc:
+            raise BackendError(f"{self.name}: {exc}") from exc
+        finally:
+            await outputs.aclose()
+        return held
 
     def stats(self) -> dict[str, int | float]:
         """Engine counters: steps, tokens, prefix-cache hits, preemptions, free KV blocks."""
@@ -149,7 +173,15 @@ class EmbeddedBackend:
                 "kv_blocks_free": engine.kv.pool.num_free_blocks,
                 "waiting": engine.scheduler.num_waiting,
                 "running": len(engine.scheduler.running),
+                "warmups": len(engine.scheduler.warmups) + (engine.scheduler.warming is not None),
             }
 
     async def aclose(self) -> None:
         await self._async.aclose()
+
+
+def usage_of(output: RequestOutput) -> dict[str, int]:
+    """A finished request's prompt figures: `prompt_tokens - cached_tokens` were prefilled, unless
+    a preemption made it recompute (then `prefilled_tokens` is larger)."""
+    return {"prompt_tokens": output.num_prompt_tokens, "cached_tokens": output.num_cached_tokens,
+            "prefilled_tokens": output.num_prefilled_tokens}
