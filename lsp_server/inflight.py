@@ -9,7 +9,8 @@ A computation is keyed by (uri, version, line, character). Invariants:
   in the cache through the router, and `on_ready(key)` is called when it produced text, so the
   server can tell the client to ask again (`arbor/completionReady`).
 - An edit, a close or a newer request cancels a detached computation at once: its answer would be
-  placed at a stale position.
+  placed at a stale position. A requester that joins a detached computation re-attaches it: it
+  is answered directly, and nothing is announced.
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ class InflightCompletions:
         requester itself is cancelled, the computation is detached if the document still has the
         key's version and no other requester waits, else cancelled; CancelledError propagates."""
         computation.requesters += 1
+        computation.detached = False  # someone waits for it again: it answers them directly
         try:
             return await asyncio.shield(computation.task)
         except asyncio.CancelledError:

@@ -96,3 +96,22 @@ async def test_an_edit_cancels_a_detached_computation_but_not_an_awaited_one():
     inflight.document_changed("file:///b.py", reason="closed")
     await asyncio.sleep(0)
     assert other.task.cancelled() and other.cancel_reason == "closed"
+
+
+async def test_joining_a_detached_computation_reattaches_it_and_nothing_is_announced():
+    ready = []
+    inflight = InflightCompletions(on_ready=lambda key, result: ready.append(key))
+    gate = Gate("text")
+    computation = inflight.start_or_join(KEY, gate)
+    first = asyncio.ensure_future(inflight.wait(computation, lambda: 1))
+    await asyncio.sleep(0)
+    first.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert computation.detached
+    again = asyncio.ensure_future(inflight.wait(inflight.start_or_join(KEY, gate), lambda: 1))
+    await asyncio.sleep(0)
+    gate.opened.set()
+    assert await again == "text" and gate.runs == 1
+    await asyncio.sleep(0)
+    assert ready == []
