@@ -9,14 +9,21 @@ kept in sync with `did_change`), rendered with the configured family's template
 Per keystroke: prompt tokens; tokens in common with the previous prompt; "would prefill" =
 prompt - floor(common / block) * block, which is what an engine whose prefix cache hashes full
 blocks of `block` tokens recomputes; and where the first differing character falls: `snippets`
-(anything before the current file's FIM part), `prefix_window` (the prefix before its last line:
+(anything before the current file's blocks), `suffix_block` (the suffix's lines that the
+template places before the FIM part, see `FimTemplate.suffix_lines`), `prefix_window` (the prefix before its last line:
 the window's start moved), `prefix_end` (its last line: what was typed), `suffix`, `template`
 (the FIM tokens themselves). Summaries (P50/P90/mean/max) over every keystroke and over the pause
 points (after each line's indentation, and in the middle of each line's text).
 
 Every trace is rendered three ways from the same contexts: the template as configured
-("default"), and forced prefix-suffix-middle ("psm") and suffix-prefix-middle ("spm") orders, so
-the layouts compare on identical contexts in one run.
+("default"), and prefix-suffix-middle ("psm", as llama.vim lays it out) and suffix-prefix-middle
+("spm") orders with the whole suffix window in the FIM slot, so the layouts compare on identical
+contexts in one run.
+
+--order-samples N also asks the configured model (the real default one, in process) to complete N
+lines of the traced bodies, each removed from its file with the cursor after its indentation,
+once per layout in --order-layouts: first-line exact match and edit similarity after the server's
+post-processing. This decides which layouts a family can use.
 
 Usage: python -m benchmarks.prompt_stability [--trace ROOT:REL_PATH:FUNCTION ...] [--out FILE]
 Prints JSON and writes it to --out (default benchmarks/results/prompt_stability.json).
@@ -105,16 +112,23 @@ def keystrokes(text: str, body: tuple[int, int]):
         yield current, start + i + 1, pause
 
 
-def classify(prompt: str, previous: str, template: FimTemplate, prefix: str, suffix: str) -> str:
+def classify(prompt: str, previous: str, template: FimTemplate, prefix: str, suffix: str, path: str) -> str:
     """Where `prompt` first differs from `previous` (see the module docstring)."""
     at = next((i for i, (a, b) in enumerate(zip(prompt, previous)) if a != b), min(len(prompt), len(previous)))
     if prompt == previous:
         return "none"
+    suffix, far = template.split_suffix(suffix)
     fim = template.layout.format(fim_prefix=template.fim_prefix, fim_suffix=template.fim_suffix,
                                  fim_middle=template.fim_middle, prefix=prefix, suffix=suffix)
     fim_start = len(prompt) - len(fim)
-    if at < fim_start:
+    header = f"{template.file_sep}{path}\n"
+    far_block = f"{header}{far.rstrip()}\n" if far.strip() else ""
+    if at < fim_start - len(header) - len(far_block):
         return "snippets"
+    if at < fim_start - len(header):
+        return "suffix_block"
+    if at < fim_start:
+        return "template"
     fields = _field_spans(template, prefix, suffix)
     relative = at - fim_start
     for name, (lo, hi) in fields.items():
@@ -181,7 +195,7 @@ def run_trace(spec: str, tokenizer, templates: dict[str, FimTemplate], settings,
                 rows[name].append({
                     "prompt": len(ids), "common": common, "prefill": len(ids) - common // block * block,
                     "pause": pause, "first_difference": classify(prompt, previous_prompt[name], template,
-                                                                 request.prefix, request.suffix),
+                                                                 request.prefix, request.suffix, request.path),
                 })
             previous[name], previous_prompt[name] = ids, prompt
     return {"trace": f"{os.path.basename(root)}/{rel}:{function}", "language": language,
@@ -286,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--order-samples", type=int, default=0,
                         help="also complete this many masked lines with the configured model, PSM vs SPM")
     parser.add_argument("--order-max-tokens", type=int, default=24)
+    parser.add_argument("--order-layouts", default="psm,spm,default", help="comma-separated, of default/psm/spm")
     parser.add_argument("--skip-traces", action="store_true", help="only the model check of the FIM orders")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "prompt_stability.json"))
     args = parser.parse_args(argv)
@@ -294,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     tokenizer = Tokenizer.from_file(args.tokenizer)
     settings, problems = load_settings(json.loads(Path(args.config).read_text()) if args.config else None)
     template = template_for(args.family)
-    templates = {"default": template, "psm": dataclasses.replace(template, layout=PSM),
-                 "spm": dataclasses.replace(template, layout=SPM)}
+    templates = {"default": template, "psm": dataclasses.replace(template, layout=PSM, suffix_lines=0),
+                 "spm": dataclasses.replace(template, layout=SPM, suffix_lines=0)}
     specs = [s for s in args.trace or DEFAULT_TRACES if os.path.isfile(os.path.join(*s.rsplit(":", 2)[:2]))]
     skipped = [s for s in args.trace or DEFAULT_TRACES if s not in specs]
     traces = [] if args.skip_traces else [run_trace(s, tokenizer, templates, settings, args.block) for s in specs]
@@ -310,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
         "skipped": skipped, "settings_problems": [str(p) for p in problems],
     }
     if args.order_samples:
-        orders = {"psm": templates["psm"], "spm": templates["spm"]}
+        orders = {name: templates[name] for name in args.order_layouts.split(",")}
         result["fim_order_check"] = asyncio.run(order_check(specs, args.order_samples, settings, orders,
                                                             args.order_max_tokens))
     text = json.dumps(result, indent=2)

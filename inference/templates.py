@@ -4,6 +4,13 @@ Invariants:
 - `render` is a pure function of the request: equal requests give byte-identical prompts.
 - Snippets come first, in the order given (the pruner orders them stable-first), then the current
   file; so requests at nearby cursors share the longest possible prompt prefix.
+- What a keystroke changes comes last. Typing changes the end of the prefix; whatever follows it
+  in the prompt is computed again at every keystroke by a KV prefix cache. A family trained on
+  suffix-first prompts (`layout`, Codestral) puts the suffix before the prefix; Qwen2.5-Coder
+  keeps prefix-suffix-middle (its suffix-first completions started new files: 0 of 24 first lines
+  exact against 5 of 24, benchmarks/results/prompt_stability_fim_order.json) and, with
+  `suffix_lines`, keeps only the rest of the cursor line in the FIM slot, the suffix's further
+  lines in a block of the current file before the FIM part.
 - `stop` lists every special token that must end generation for this family.
 """
 
@@ -28,6 +35,10 @@ class FimTemplate:
     comment: str = "#"
     # How the three FIM parts are laid out; suffix-first families (Codestral) swap them.
     layout: str = "{fim_prefix}{prefix}{fim_suffix}{suffix}{fim_middle}"
+    # Repository formats only: how many lines of the suffix (the rest of the cursor line is the
+    # first) stay in the FIM slot; the lines after them go in a block of the current file placed
+    # before the file's FIM part, where typing does not move them (0: the whole suffix in the slot).
+    suffix_lines: int = 0
 
     @property
     def supports_fim(self) -> bool:
@@ -51,9 +62,23 @@ class FimTemplate:
             parts.append(f"{self.repo_name}{request.repo_name or 'workspace'}\n")
         for snippet in request.snippets:
             parts.append(f"{self.file_sep}{snippet.path}\n{snippet.text.rstrip()}\n")
-        if request.snippets or request.path:
+        near, far = self.split_suffix(request.suffix)
+        if far.strip():
+            parts.append(f"{self.file_sep}{request.path or 'current'}\n{far.rstrip()}\n")
+        if request.snippets or request.path or far.strip():
             parts.append(f"{self.file_sep}{request.path or 'current'}\n")
-        return "".join(parts) + self._fim(request.prefix, request.suffix)
+        return "".join(parts) + self._fim(request.prefix, near)
+
+    def split_suffix(self, suffix: str) -> tuple[str, str]:
+        """(the part of `suffix` in the FIM slot, the lines after it) per `suffix_lines`."""
+        if self.suffix_lines <= 0 or not self.file_sep:
+            return suffix, ""
+        at = 0
+        for _ in range(self.suffix_lines):
+            at = suffix.find("\n", at) + 1
+            if at == 0:
+                return suffix, ""
+        return suffix[:at], suffix[at:]
 
     def _render_snippets_as_comments(self, request: CompletionRequest) -> str:
         if not request.snippets:
@@ -84,6 +109,7 @@ QWEN_CODER = FimTemplate(
     fim_middle="<|fim_middle|>",
     repo_name="<|repo_name|>",
     file_sep="<|file_sep|>",
+    suffix_lines=1,
     stop=("<|endoftext|>", "<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", "<|fim_pad|>",
           "<|file_sep|>", "<|repo_name|>", "<|im_end|>"),
 )

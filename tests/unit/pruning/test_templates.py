@@ -1,5 +1,8 @@
 """FIM templates per family: exact prompts, stop tokens, family detection."""
 
+import dataclasses
+import os
+
 import pytest
 
 from inference.api import CompletionRequest, ContextSnippet
@@ -52,3 +55,29 @@ def test_aliases_and_unknown():
 ])
 def test_detect_family(tokens, family):
     assert detect_family(tokens) == family
+
+
+MULTILINE = CompletionRequest(prefix="def f(x):\n    y = ", suffix="\n    return y\n\ndef g():\n    pass\n",
+                              path="pkg/b.py", language="python", repo_name="demo")
+
+
+def test_qwen_keeps_one_suffix_line_in_the_fim_slot_and_the_rest_before_the_file():
+    prompt = template_for("qwen2.5-coder").render(MULTILINE)
+    assert prompt == ("<|repo_name|>demo\n<|file_sep|>pkg/b.py\n    return y\n\ndef g():\n    pass\n"
+                      "<|file_sep|>pkg/b.py\n<|fim_prefix|>def f(x):\n    y = <|fim_suffix|>\n<|fim_middle|>")
+
+
+def test_typing_changes_only_the_end_of_a_qwen_prompt():
+    template = template_for("qwen2.5-coder")
+    before = template.render(MULTILINE)
+    after = template.render(dataclasses.replace(MULTILINE, prefix=MULTILINE.prefix + "comp"))
+    common = len(os.path.commonprefix([before, after]))
+    assert before[common:] == "<|fim_suffix|>\n<|fim_middle|>"
+    assert after[common:] == "comp<|fim_suffix|>\n<|fim_middle|>"
+
+
+def test_split_suffix_keeps_short_suffixes_whole():
+    template = template_for("qwen2.5-coder")
+    assert template.split_suffix(")\n") == (")\n", "")
+    assert template.split_suffix("") == ("", "")
+    assert template_for("codellama").split_suffix("a\nb\n") == ("a\nb\n", "")
