@@ -7,9 +7,11 @@
 Activations stay float32 outside these modules. A forward with few rows (decode: one row per
 sequence) runs torch's weight-only kernels on bfloat16 activations (their float32 paths are not
 vectorised); a forward with many rows (prefill) dequantizes the weight to float32 and uses the
-float32 GEMM, which is faster there and bit-for-bit the same function of the quantized weight.
-The int4 kernel's packed layout is opaque, so int4 modules also keep the nibbles in a plain
-layout (two per byte, low nibble first) for the dequantizing path.
+float32 GEMM, which is faster there. The dequantized weight is written into one `Scratch`
+buffer shared by all modules of a model (a fresh multi-megabyte tensor per call would be
+page-faulted in every time); a model runs one forward at a time, so sharing it is safe.
+The int4 kernel's packed layout is opaque, so int4 modules also keep `q - 8` as int8 for the
+dequantizing path (1.5 bytes per weight in all, against int8's 1).
 """
 
 from __future__ import annotations
@@ -57,19 +59,23 @@ def dequantize_int4(q: torch.Tensor, scale: torch.Tensor, zero: torch.Tensor) ->
     return w.reshape(out_features, in_features)
 
 
-def pack_nibbles(q: torch.Tensor) -> torch.Tensor:
-    """uint8 [out, in] of values 0..15 -> uint8 [out, in // 2], low nibble = even column."""
-    return q[:, 0::2] | (q[:, 1::2] << 4)
+class Scratch:
+    """A float32 buffer that grows to the largest weight dequantized into it."""
 
+    def __init__(self) -> None:
+        self.buffer = torch.empty(0)
 
-def unpack_nibbles(packed: torch.Tensor) -> torch.Tensor:
-    return torch.stack([packed & 0xF, packed >> 4], dim=-1).reshape(packed.shape[0], -1)
+    def take(self, rows: int, cols: int) -> torch.Tensor:
+        if self.buffer.numel() < rows * cols:
+            self.buffer = torch.empty(rows * cols)
+        return self.buffer[: rows * cols].view(rows, cols)
 
 
 class Int8Linear(nn.Module):
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None) -> None:
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, scratch: Scratch | None = None) -> None:
         super().__init__()
         self.out_features, self.in_features = weight.shape
+        self.scratch = scratch or Scratch()
         q, scale = quantize_int8(weight)
         self.register_buffer("qweight", q)
         self.register_buffer("scale", scale)
@@ -77,7 +83,8 @@ class Int8Linear(nn.Module):
         self.register_buffer("bias", None if bias is None else bias.detach().float())
 
     def dequantized(self) -> torch.Tensor:
-        return dequantize_int8(self.qweight, self.scale)
+        """The weight as float32, in the shared scratch buffer (valid until the next call)."""
+        return torch.mul(self.qweight, self.scale[:, None], out=self.scratch.take(self.out_features, self.in_features))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.shape[0] <= KERNEL_MAX_ROWS:
@@ -87,12 +94,14 @@ class Int8Linear(nn.Module):
 
 
 class Int4Linear(nn.Module):
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, group_size: int = INT4_GROUP_SIZE) -> None:
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, scratch: Scratch | None = None,
+                 group_size: int = INT4_GROUP_SIZE) -> None:
         super().__init__()
         self.out_features, self.in_features = weight.shape
         self.group_size = group_size
+        self.scratch = scratch or Scratch()
         q, scale, zero = quantize_int4(weight, group_size)
-        self.register_buffer("packed", pack_nibbles(q))
+        self.register_buffer("centered", (q.to(torch.int16) - 8).to(torch.int8))
         self.register_buffer("scale", scale)
         self.register_buffer("zero", zero)
         self.register_buffer("kernel_weight", torch._convert_weight_to_int4pack_for_cpu(q.to(torch.int32), 1))
@@ -102,7 +111,12 @@ class Int4Linear(nn.Module):
         self.register_buffer("bias", None if bias is None else bias.detach().float())
 
     def dequantized(self) -> torch.Tensor:
-        return dequantize_int4(unpack_nibbles(self.packed), self.scale, self.zero)
+        """The weight as float32, in the shared scratch buffer (valid until the next call)."""
+        groups = self.scale.shape[1]
+        out = self.scratch.take(self.out_features, self.in_features).view(self.out_features, groups, -1)
+        torch.mul(self.centered.view(self.out_features, groups, -1), self.scale[..., None], out=out)
+        out.add_(self.zero[..., None])
+        return out.view(self.out_features, self.in_features)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.shape[0] <= KERNEL_MAX_ROWS:
@@ -118,21 +132,22 @@ def int4_fits(weight: torch.Tensor, group_size: int = INT4_GROUP_SIZE) -> bool:
     return out_features % 16 == 0 and in_features % group_size == 0
 
 
-def quantized_linear(weight: torch.Tensor, bias: torch.Tensor | None, mode: str) -> nn.Module:
+def quantized_linear(weight: torch.Tensor, bias: torch.Tensor | None, mode: str,
+                     scratch: Scratch | None = None) -> nn.Module:
     """The module for one weight in `mode` ("int8" or "int4"); int4 falls back to int8 for a
     shape its kernel cannot take."""
     if mode == "int4" and int4_fits(weight):
-        return Int4Linear(weight, bias)
+        return Int4Linear(weight, bias, scratch)
     if mode in ("int4", "int8"):
-        return Int8Linear(weight, bias)
+        return Int8Linear(weight, bias, scratch)
     raise ValueError(f"quantize mode must be int8 or int4, got {mode!r}")
 
 
-def quantize_linears(model: nn.Module, mode: str) -> int:
+def quantize_linears(model: nn.Module, mode: str, scratch: Scratch) -> int:
     """Replace every `nn.Linear` under `model` by its quantized module; returns how many."""
     targets = [(name, module) for name, module in model.named_modules() if isinstance(module, nn.Linear)]
     for name, module in targets:
         parent_name, _, attr = name.rpartition(".")
         parent = model.get_submodule(parent_name) if parent_name else model
-        setattr(parent, attr, quantized_linear(module.weight.detach(), module.bias, mode))
+        setattr(parent, attr, quantized_linear(module.weight.detach(), module.bias, mode, scratch))
     return len(targets)

@@ -19,7 +19,7 @@ from torch import nn
 from ..config import ModelConfig
 from ..layers.attention import AttentionMetadata, paged_attention, write_kv
 from ..layers.norm import RMSNorm
-from ..layers.quantized_linear import quantize_linears, quantized_linear
+from ..layers.quantized_linear import Scratch, quantize_linears, quantized_linear
 from ..layers.rotary import apply_rotary
 
 
@@ -107,9 +107,10 @@ class LlamaForCausalLM(nn.Module):
 
     def quantize(self, mode: str) -> None:
         """Weight-only `mode` ("int8" | "int4") for every projection and the output projection."""
-        quantize_linears(self.model.layers, mode)
+        scratch = Scratch()
+        quantize_linears(self.model.layers, mode, scratch)
         head = self.model.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
-        self.lm_head = quantized_linear(head.detach(), None, mode)
+        self.lm_head = quantized_linear(head.detach(), None, mode, scratch)
 
     def load_weights(self, state: dict[str, torch.Tensor], dtype: torch.dtype, device: torch.device) -> None:
         """Take every parameter from the HF-named `state`, removing each entry as it is used.

@@ -1,0 +1,89 @@
+"""Weight-only quantization: round trips within the step size, both forward paths (weight-only
+kernel for few rows, dequantize + float32 GEMM for many) agree with the dequantized weight, and
+the swap replaces every projection, the tied output projection included."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from engine_fixtures import make_engine, tiny_reference
+
+from inference.engine.layers.quantized_linear import (
+    KERNEL_MAX_ROWS, Int4Linear, Int8Linear, Scratch, dequantize_int4, dequantize_int8, quantize_int4,
+    quantize_int8, quantized_linear,
+)
+
+
+def weight(out_features=48, in_features=64, seed=0):
+    return torch.randn(out_features, in_features, generator=torch.Generator().manual_seed(seed)) * 0.05
+
+
+def test_int8_round_trip_is_within_half_a_step_per_row():
+    w = weight()
+    w[3] = 0  # an all-zero row must not divide by zero
+    q, scale = quantize_int8(w)
+    assert q.dtype == torch.int8 and q.abs().max() <= 127 and scale.shape == (48,)
+    err = (dequantize_int8(q, scale) - w).abs()
+    assert torch.all(err <= scale[:, None] / 2 + 1e-7)
+    assert torch.equal(dequantize_int8(q, scale)[3], torch.zeros(64))
+
+
+def test_int4_round_trip_is_within_half_a_step_per_group():
+    w = weight()
+    q, scale, zero = quantize_int4(w, group_size=16)
+    assert q.min() >= 0 and q.max() <= 15 and scale.shape == (48, 4)
+    err = (dequantize_int4(q, scale, zero) - w).abs().reshape(48, 4, 16)
+    assert torch.all(err <= scale[..., None] / 2 + 1e-6)
+    with pytest.raises(ValueError):
+        quantize_int4(weight(in_features=40), group_size=16)
+
+
+@pytest.mark.parametrize("cls", [Int8Linear, Int4Linear])
+@pytest.mark.parametrize("rows", [1, KERNEL_MAX_ROWS, KERNEL_MAX_ROWS + 1, 40])
+def test_both_forward_paths_compute_x_times_the_dequantized_weight(cls, rows):
+    w, bias = weight(), torch.randn(48) * 0.1
+    module = cls(w, bias, Scratch())
+    x = torch.randn(rows, 64)
+    expected = x @ module.dequantized().T + bias
+    got = module(x)
+    assert got.dtype == torch.float32 and got.shape == (rows, 48)
+    # the kernel path rounds activations to bfloat16 (8 significant bits)
+    tol = 2e-2 if rows <= KERNEL_MAX_ROWS else 1e-5
+    torch.testing.assert_close(got, expected, atol=tol * expected.abs().max().item(), rtol=0)
+    # and the quantized weight is close to the original: relative error of the product
+    assert (got - (x @ w.T + bias)).norm() / (x @ w.T + bias).norm() < (0.02 if cls is Int8Linear else 0.15)
+
+
+def test_one_scratch_serves_modules_of_different_shapes():
+    scratch = Scratch()
+    small, large = Int8Linear(weight(16, 64), None, scratch), Int8Linear(weight(96, 64, seed=1), None, scratch)
+    x = torch.randn(20, 64)
+    a = small(x)
+    b = large(x)
+    torch.testing.assert_close(small(x), a)
+    assert b.shape == (20, 96) and scratch.buffer.numel() == 96 * 64
+
+
+def test_int4_falls_back_to_int8_for_shapes_its_kernel_cannot_take():
+    assert isinstance(quantized_linear(weight(40, 64), None, "int4"), Int8Linear)  # 40 rows: not a multiple of 16
+    assert isinstance(quantized_linear(weight(48, 64), None, "int4"), Int4Linear)
+    with pytest.raises(ValueError):
+        quantized_linear(weight(), None, "int3")
+
+
+@pytest.mark.parametrize("mode", ["int8", "int4"])
+def test_quantized_engine_swaps_every_projection_and_the_tied_head(mode):
+    engine = make_engine(tiny_reference("llama", seed=4, tie_word_embeddings=True, vocab_size=304), quantize=mode)
+    model = engine.runner.model
+    assert not any(isinstance(m, nn.Linear) for m in model.modules())
+    assert isinstance(model.lm_head, (Int8Linear, Int4Linear))
+    assert isinstance(model.model.embed_tokens, nn.Embedding)  # lookups keep the original table
+    outputs = []
+    from inference.engine.sequence import GenerationParams
+
+    engine.add_request("r", list(range(10, 40)), GenerationParams(max_tokens=4, ignore_eos=True), outputs.append)
+    while engine.has_work:
+        engine.step()
+    assert sum(len(o.token_ids) for o in outputs) == 4
