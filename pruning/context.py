@@ -5,9 +5,9 @@ Pure: equal inputs give equal output. Steps:
    far bounds on groups of `WINDOW_QUANTUM` lines, so that typing rarely moves them);
 2. the scope ladder and the definitions referenced near the cursor become candidates
    (`pruning.candidates`), and the packer fills the rest of the budget by value per token,
-   counting each file block's header once;
-3. what the snippets leave unused flows back to the prefix window, then, once the whole prefix
-   is shown, to the suffix window;
+   counting each file block's header once (a cut prefix window counts as its whole share);
+3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
+   tokens, then, once the whole prefix is shown, to the suffix window;
 4. layout is stable-first: other files' snippets ordered by path then line, then this file's own
    snippets by line, then the prefix/suffix.
 Invariant: `tokens <= budget` with `tokens` = the windows' tokens + the snippets' tokens + one
