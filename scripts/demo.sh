@@ -5,8 +5,9 @@
 #   3. arbor-ls with the `embedded` extra (skipped while pyproject.toml is unchanged),
 #   4. the default model, pulled and converted once into the user cache (`arbor-ls model pull`),
 #   5. one completion in examples/inventory with the embedded model: the completion, the context it
-#      used and the time of every stage; then one more character is typed ($ARBOR_DEMO_THEN_TYPE)
-#      and the completion there is timed in the same process (model loaded, prefix cache warm).
+#      used and the time of every stage; then two more characters are typed one at a time
+#      ($ARBOR_DEMO_THEN_TYPE) and the completion after each is timed in the same process (model
+#      loaded, prefix cache warm).
 # A second run finds every step done and goes straight to the completion.
 set -euo pipefail
 
@@ -15,7 +16,7 @@ cd "$ROOT"
 VENV="${ARBOR_VENV:-$ROOT/.venv}"
 PYTHON="${PYTHON:-python3}"
 TARGET="${ARBOR_DEMO_TARGET:-examples/inventory/inventory/checkout.py:29:27}"
-THEN_TYPE="${ARBOR_DEMO_THEN_TYPE:-f}"
+THEN_TYPE="${ARBOR_DEMO_THEN_TYPE:-fi}"
 TIMES="$(mktemp)"
 RESULT="$(mktemp)"
 trap 'rm -f "$TIMES" "$RESULT"' EXIT

@@ -1,5 +1,5 @@
 """Print what the demo did: the completed line, the context it used, the time of every stage, and
-the latency of the completion after one more typed character (`then`, from `--then-type`).
+the latency of the completion after each further typed character (`then`, from `--then-type`).
 
 Usage: demo_report.py RESULT_JSON TIMES_FILE FILE:LINE:COL
 RESULT_JSON is `arbor-ls complete --json` output; TIMES_FILE has one "stage start end" line per
@@ -48,14 +48,13 @@ def report(result: dict, stages: list[tuple[str, float]], target: str) -> str:
         rest = latency["total"] - sum(ms for name, ms in latency.items() if name != "total")
         if rest > 50:  # the lazily started backend: loading the model happens inside `total`
             out.append(f"      {DIM}complete/{RESET}{'model load':<14} {rest:10.1f} ms  {DIM}(total minus the stages above){RESET}")
-    then = result.get("then")
-    if then:
+    for then in result.get("then") or []:
         out.extend(_then_lines(then, before, after))
     return "\n".join(out)
 
 
 def _then_lines(then: dict, before: str, after: str) -> list[str]:
-    """The completion after one more typed character, in the same process (model loaded, KV warm)."""
+    """The completion after more typed characters, in the same process (model loaded, KV warm)."""
     typed, text = then.get("typed", ""), then.get("text", "")
     latency = dict(then.get("latency_ms") or {})
     out = [f"{BOLD}after typing {typed!r}{RESET} (same process, model loaded; cache {then.get('cache_tier') or then.get('cache')}): "

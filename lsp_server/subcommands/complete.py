@@ -19,8 +19,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                           "backend, cache, context_tokens and per-stage latency_ms.")
     add_target_arguments(p)
     p.add_argument("--then-type", metavar="CHARS", default="",
-                   help="then type CHARS at the cursor and complete again in the same process (model loaded, "
-                        "its prefix cache warm); --json reports that completion under \"then\"")
+                   help="then type CHARS at the cursor one at a time, completing after each in the same process "
+                        "(model loaded, its prefix cache warm); --json lists those completions under \"then\"")
     p.set_defaults(func=run)
 
 
@@ -37,7 +37,7 @@ async def _complete(args, settings, target) -> int:
             print(f"arbor-ls: error: {failure}", file=sys.stderr)
         result = await pipeline.complete(str(target.path), target.text, target.offset)
         parts = pipeline.last_context
-        then = await _then_type(pipeline, target, args.then_type) if args.then_type else None
+        then = await _then_type(pipeline, target, args.then_type)
     except BackendError as exc:
         print(f"arbor-ls: error: no completion: {exc}", file=sys.stderr)
         return 1
@@ -47,22 +47,26 @@ async def _complete(args, settings, target) -> int:
         out = _result_json(result)
         out["context_tokens"] = parts.tokens if parts else 0
         out["snippets"] = [{"path": s.path, "symbol": s.symbol, "kind": s.kind} for s in (parts.snippets if parts else [])]
-        if then is not None:
-            out["then"] = {"typed": args.then_type, **_result_json(then)}
+        if then:
+            out["then"] = [{"typed": typed, **_result_json(r)} for typed, r in then]
         print(json.dumps(out, ensure_ascii=False, indent=2))
     else:
-        for shown in (result,) if then is None else (result, then):
+        for shown in [result] + [r for _, r in then]:
             sys.stdout.write(shown.text + ("" if shown.text.endswith("\n") else "\n"))
     return 0
 
 
-async def _then_type(pipeline, target, typed: str):
-    """The completion after `typed` is inserted at the cursor, as the server sees the edit."""
-    path = str(target.path)
-    text = target.text[: target.offset] + typed + target.text[target.offset:]
-    pipeline.index.did_change(path, [TextEdit(target.offset, target.offset, typed)], text)
-    pipeline.index.flush(path)
-    return await pipeline.complete(path, text, target.offset + len(typed))
+async def _then_type(pipeline, target, chars: str) -> list:
+    """(typed so far, completion) after each of `chars` is typed at the cursor, as the server sees the edits."""
+    path, text, offset = str(target.path), target.text, target.offset
+    out = []
+    for char in chars:
+        text = text[:offset] + char + text[offset:]
+        pipeline.index.did_change(path, [TextEdit(offset, offset, char)], text)
+        pipeline.index.flush(path)
+        offset += 1
+        out.append((chars[: len(out) + 1], await pipeline.complete(path, text, offset)))
+    return out
 
 
 def _result_json(result) -> dict:

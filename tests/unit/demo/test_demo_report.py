@@ -44,15 +44,15 @@ def test_report_shows_the_completion_after_one_more_character(tmp_path):
     source = tmp_path / "a.py"
     source.write_text("product = catalog.\n")
     result = {"text": "find_by_sku(sku)", "latency_ms": {"total": 2000.0}, "snippets": [],
-              "then": {"typed": "f", "text": "ind_by_sku(sku)", "cache": "miss", "cache_tier": "miss",
-                       "latency_ms": {"context": 2.0, "backend": 310.5, "total": 313.0}}}
+              "then": [{"typed": "f", "text": "ind_by_sku(sku)", "cache": "miss", "cache_tier": "miss",
+                        "latency_ms": {"context": 2.0, "backend": 310.5, "total": 313.0}}]}
     text = demo_report.report(result, [], f"{source}:1:19")
     assert "after typing 'f'" in text and "313.0 ms" in text
     assert "product = catalog.find_by_sku(sku)" in text.split("after typing")[1]
     assert "310.5 ms" in text
 
 
-def test_complete_then_type_completes_again_in_the_same_process(tmp_path):
+def test_complete_then_type_completes_after_each_character_in_the_same_process(tmp_path):
     from tests.fakes.openai_server import FakeOpenAIServer
 
     (tmp_path / "main.py").write_text("total = \n")
@@ -61,11 +61,12 @@ def test_complete_then_type_completes_again_in_the_same_process(tmp_path):
         config.write_text(f'{{"backends": [{{"kind": "openai", "url": "{fake.url}", "model": "fake", '
                           f'"modelFamily": "qwen2.5-coder"}}]}}')
         out = subprocess.run([sys.executable, "-m", "lsp_server.cli", "complete", f"{tmp_path / 'main.py'}:1:9",
-                              "--workspace", str(tmp_path), "--config", str(config), "--then-type", "a", "--json"],
+                              "--workspace", str(tmp_path), "--config", str(config), "--then-type", "ab", "--json"],
                              capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     import json
 
     data = json.loads(out.stdout)
-    assert data["then"]["typed"] == "a" and "total" in data["then"]["latency_ms"]
-    assert len(fake.requests) == 2 and "total = a" in fake.requests[1]["prompt"]
+    assert [t["typed"] for t in data["then"]] == ["a", "ab"] and "total" in data["then"][0]["latency_ms"]
+    assert len(fake.requests) == 3 and "total = a<" in fake.requests[1]["prompt"]
+    assert "total = ab<" in fake.requests[2]["prompt"]
