@@ -22,6 +22,8 @@ here: a 2-thread batch-8 decode step of 0.6-1.7 s against 0.08 s with one thread
 transformers and the engine alike; one thread gives stable figures.
 
 Run: python -m benchmarks.engine_bench [--model PATH] [--threads 1] [--out benchmarks/results/engine.json]
+`--cpu-compare` runs `benchmarks.engine_cpu_compare` instead: fp32 / int8 / int4 engine against
+llama.cpp on the default model (2 threads unless `--threads` says otherwise).
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ def build_backend(model: str, threads: int):
     from inference.backend_spec import BackendSpec
     from inference.backends.embedded import EmbeddedBackend
 
-    spec = BackendSpec(kind="embedded", model=model, device="cpu", dtype="float32", threads=threads, kv_cache_mb=256)
+    spec = BackendSpec(kind="embedded", model=model, device="cpu", dtype="float32", quantize="none", threads=threads,
+                       kv_cache_mb=256)
     return EmbeddedBackend(spec)
 
 
@@ -182,6 +185,7 @@ async def measure(args) -> dict:
 
     torch.set_num_threads(args.threads)
     backend = build_backend(args.model, args.threads)
+    await backend.wait_loaded()
     hf = load_transformers(args.model)
     tok = backend.tokenizer
     prompts = last_line_variants(tok, code_lines(tok, args.prompt_tokens), args.repeats + 1)
@@ -225,6 +229,7 @@ async def memory_child(args) -> dict:
     kv_mb = 0.0
     if args.memory_side == "engine":
         backend = build_backend(args.model, args.threads)
+        await backend.wait_loaded()
         await asyncio.gather(*(engine_generate(backend, p, args.decode_tokens) for p in prompts))
         kv_mb = backend.engine.runner.kv_cache_bytes / 2**20
         await backend.aclose()
@@ -247,7 +252,9 @@ def peak_rss_bytes() -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="")
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default 1; 2 with --cpu-compare)")
+    parser.add_argument("--cpu-compare", action="store_true", help="fp32 / int8 / int4 engine against llama.cpp")
+    parser.add_argument("--rounds", type=int, default=2, help="--cpu-compare: rounds of all sides")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--prompt-tokens", type=int, default=1000)
     parser.add_argument("--batch", type=int, default=8)
@@ -258,6 +265,13 @@ def main() -> None:
     parser.add_argument("--memory-side", choices=("engine", "transformers"), help=argparse.SUPPRESS)
     parser.add_argument("--prompts-file", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.cpu_compare:
+        from benchmarks.engine_cpu_compare import main as cpu_compare
+
+        args.threads = args.threads or 2
+        cpu_compare(args)
+        return
+    args.threads = args.threads or 1
     args.model = args.model or default_model()
     if args.memory_side:
         print(json.dumps(asyncio.run(memory_child(args))))
