@@ -122,7 +122,7 @@ class EmbeddedBackend:
         outputs = self._async.generate(self.tokenizer.encode(prompt), generation)
         try:
             async for output in outputs:
-                if output.finished:
+                if output.finished or output.num_prompt_tokens:  # the first token carries them too
                     self.last_usage = usage_of(output)
                 if output.text:
                     yield output.text

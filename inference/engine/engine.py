@@ -186,6 +186,11 @@ class LLMEngine:
         elif seq.num_output_tokens >= seq.params.max_tokens or seq.num_tokens >= self.runner.max_model_len:
             tail = delta + (request.text.flush() if request.text else "")
             self._finish(seq.request_id, "length", tail=tail, token=token)
+        elif seq.num_output_tokens == 1:  # the prompt is done: its figures travel with the first token
+            request.callback(RequestOutput(
+                seq.request_id, delta, [token], num_prompt_tokens=seq.num_prompt_tokens,
+                num_cached_tokens=min(seq.num_prefix_hit_tokens, seq.num_prompt_tokens),
+                num_prefilled_tokens=seq.num_prefilled_tokens))
         else:
             request.callback(RequestOutput(seq.request_id, delta, [token]))
 

@@ -42,3 +42,18 @@ async def test_warm_fills_the_prefix_cache_and_the_next_stream_prefills_only_the
         assert backend.stats()["prefilled_tokens"] == usage["prefilled_tokens"]
     finally:
         await backend.aclose()
+
+
+async def test_last_usage_is_known_from_the_first_token_when_the_stream_is_closed_early(model_dir):
+    backend = EmbeddedBackend(BackendSpec(kind="embedded", model=str(model_dir), device="cpu", threads=1,
+                                          kv_cache_mb=1, block_size=16, max_wait_ms=0.0))
+    await backend.wait_loaded()
+    try:
+        stream = backend.stream(PROMPT, SamplingParams(max_tokens=50))
+        while not await anext(stream):  # the first chunk of text, then the consumer leaves (one line read)
+            pass
+        await stream.aclose()
+        n = len(backend.tokenizer.encode(PROMPT))
+        assert backend.last_usage == {"prompt_tokens": n, "cached_tokens": 0, "prefilled_tokens": n}
+    finally:
+        await backend.aclose()
