@@ -175,6 +175,7 @@ class EngineConfig:
     dtype: str = "auto"
     threads: int = 0
     quantize: str = "auto"
+    cpu_kernels: bool = True  # build and use the AVX2 int8 decode kernel where possible (layers/q8_kernel.py)
     warmup_chunk_tokens: int = 64
     extra: dict[str, Any] = field(default_factory=dict)
 

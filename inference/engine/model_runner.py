@@ -17,6 +17,7 @@ import torch
 from ..api import BackendConfigError
 from .config import EngineConfig, ModelConfig
 from .layers.attention import AttentionMetadata, build_metadata
+from .layers.q8_kernel import load_q8_kernel
 from .layers.rotary import RotaryEmbedding
 from .models import build_model
 from .scheduler import ScheduledChunk
@@ -86,8 +87,9 @@ class ModelRunner:
             where = model_config.source or "the model"
             raise BackendConfigError(f"{where} ({model_config.architecture}): {exc.args[0]}") from None
         self.quantize = resolve_quantize(engine_config.quantize, self.device)
+        self.q8_kernel = load_q8_kernel() if self.quantize != "none" and engine_config.cpu_kernels else None
         if self.quantize != "none":
-            self.model.quantize(self.quantize)
+            self.model.quantize(self.quantize, self.q8_kernel)
         self.model.eval()
         self.rotary = RotaryEmbedding(model_config.head_dim, self.max_model_len, model_config.rope_theta,
                                       model_config.rope_scaling, self.device, self.dtype)

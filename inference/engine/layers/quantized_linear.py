@@ -5,8 +5,9 @@
   `w ~= (q - 8) * scale + zero`, `q` in [0, 15].
 
 Activations stay float32 outside these modules. A forward with few rows (decode: one row per
-sequence) runs torch's weight-only kernels on bfloat16 activations (their float32 paths are not
-vectorised); a forward with many rows (prefill) dequantizes the weight to float32 and uses the
+sequence) runs a weight-only kernel: for int8, `q8_kernel` (int8 activations in blocks of 32)
+where it was built, else torch's on bfloat16 activations (its float32 path is not vectorised);
+for int4, torch's on bfloat16 activations. A forward with many rows (prefill) dequantizes the weight to float32 and uses the
 float32 GEMM, which is faster there. The dequantized weight is written into one `Scratch`
 buffer shared by all modules of a model (a fresh multi-megabyte tensor per call would be
 page-faulted in every time); a model runs one forward at a time, so sharing it is safe.
@@ -15,6 +16,8 @@ dequantizing path (1.5 bytes per weight in all, against int8's 1).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -72,10 +75,12 @@ class Scratch:
 
 
 class Int8Linear(nn.Module):
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, scratch: Scratch | None = None) -> None:
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None, scratch: Scratch | None = None,
+                 q8: Any = None) -> None:
         super().__init__()
         self.out_features, self.in_features = weight.shape
         self.scratch = scratch or Scratch()
+        self.q8 = q8 if self.in_features % 32 == 0 else None  # the compiled kernel module, if any
         q, scale = quantize_int8(weight)
         self.register_buffer("qweight", q)
         self.register_buffer("scale", scale)
@@ -88,7 +93,10 @@ class Int8Linear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.shape[0] <= KERNEL_MAX_ROWS:
-            out = torch._weight_int8pack_mm(x.to(torch.bfloat16), self.qweight, self.scale_bf16).to(x.dtype)
+            if self.q8 is not None:
+                out = self.q8.q8_linear(x.float(), self.qweight, self.scale).to(x.dtype)
+            else:
+                out = torch._weight_int8pack_mm(x.to(torch.bfloat16), self.qweight, self.scale_bf16).to(x.dtype)
             return out if self.bias is None else out + self.bias
         return F.linear(x, self.dequantized().to(x.dtype), self.bias)
 
@@ -133,21 +141,21 @@ def int4_fits(weight: torch.Tensor, group_size: int = INT4_GROUP_SIZE) -> bool:
 
 
 def quantized_linear(weight: torch.Tensor, bias: torch.Tensor | None, mode: str,
-                     scratch: Scratch | None = None) -> nn.Module:
+                     scratch: Scratch | None = None, q8: Any = None) -> nn.Module:
     """The module for one weight in `mode` ("int8" or "int4"); int4 falls back to int8 for a
-    shape its kernel cannot take."""
+    shape its kernel cannot take. `q8`: the compiled `q8_kernel` module or None."""
     if mode == "int4" and int4_fits(weight):
         return Int4Linear(weight, bias, scratch)
     if mode in ("int4", "int8"):
-        return Int8Linear(weight, bias, scratch)
+        return Int8Linear(weight, bias, scratch, q8)
     raise ValueError(f"quantize mode must be int8 or int4, got {mode!r}")
 
 
-def quantize_linears(model: nn.Module, mode: str, scratch: Scratch) -> int:
+def quantize_linears(model: nn.Module, mode: str, scratch: Scratch, q8: Any = None) -> int:
     """Replace every `nn.Linear` under `model` by its quantized module; returns how many."""
     targets = [(name, module) for name, module in model.named_modules() if isinstance(module, nn.Linear)]
     for name, module in targets:
         parent_name, _, attr = name.rpartition(".")
         parent = model.get_submodule(parent_name) if parent_name else model
-        setattr(parent, attr, quantized_linear(module.weight.detach(), module.bias, mode, scratch))
+        setattr(parent, attr, quantized_linear(module.weight.detach(), module.bias, mode, scratch, q8))
     return len(targets)

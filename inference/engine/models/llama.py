@@ -12,6 +12,8 @@ quantized copy; the embedding lookup keeps the original table), for a weight-onl
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -105,12 +107,13 @@ class LlamaForCausalLM(nn.Module):
             return F.linear(hidden, self.model.embed_tokens.weight)
         return self.lm_head(hidden)
 
-    def quantize(self, mode: str) -> None:
-        """Weight-only `mode` ("int8" | "int4") for every projection and the output projection."""
+    def quantize(self, mode: str, q8: Any = None) -> None:
+        """Weight-only `mode` ("int8" | "int4") for every projection and the output projection;
+        `q8` is the compiled int8 decode kernel, if any."""
         scratch = Scratch()
-        quantize_linears(self.model.layers, mode, scratch)
+        quantize_linears(self.model.layers, mode, scratch, q8)
         head = self.model.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
-        self.lm_head = quantized_linear(head.detach(), None, mode, scratch)
+        self.lm_head = quantized_linear(head.detach(), None, mode, scratch, q8)
 
     def load_weights(self, state: dict[str, torch.Tensor], dtype: torch.dtype, device: torch.device) -> None:
         """Take every parameter from the HF-named `state`, removing each entry as it is used.

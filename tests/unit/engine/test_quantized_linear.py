@@ -87,3 +87,20 @@ def test_quantized_engine_swaps_every_projection_and_the_tied_head(mode):
     while engine.has_work:
         engine.step()
     assert sum(len(o.token_ids) for o in outputs) == 4
+
+
+def test_the_avx2_int8_kernel_where_it_builds_computes_x_times_the_dequantized_weight():
+    from inference.engine.layers.q8_kernel import load_q8_kernel
+
+    q8 = load_q8_kernel()
+    if q8 is None:
+        pytest.skip("no AVX2/FMA, compiler or ninja here: torch's kernel is used instead")
+    w, bias = weight(48, 96), torch.randn(48) * 0.1
+    module = Int8Linear(w, bias, Scratch(), q8)
+    for rows in (1, 3, KERNEL_MAX_ROWS):
+        x = torch.randn(rows, 96)
+        expected = x @ module.dequantized().T + bias
+        got = module(x)
+        # activations are rounded to int8 per block of 32: about 0.5% relative error
+        assert (got - expected).norm() / expected.norm() < 0.02
+    assert module.q8 is q8 and Int8Linear(weight(48, 40), None, Scratch(), q8).q8 is None  # 40: not blocks of 32
