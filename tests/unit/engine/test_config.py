@@ -19,7 +19,8 @@ def test_engine_config_comes_from_the_backend_spec():
 
 
 @pytest.mark.parametrize("bad", [dict(block_size=0), dict(max_batch=0), dict(max_backlog=0), dict(max_wait_ms=-1),
-                                 dict(device="tpu"), dict(dtype="int4")])
+                                 dict(device="tpu"), dict(dtype="int4"), dict(quantize="int3"),
+                                 dict(warmup_chunk_tokens=0)])
 def test_invalid_engine_settings_are_refused(bad):
     with pytest.raises(BackendConfigError):
         EngineConfig(**bad)
@@ -42,3 +43,21 @@ def test_unsupported_rope_and_layouts_name_the_source():
         ModelConfig.from_hf_dict({**LLAMA, "num_key_value_heads": 3})
     with pytest.raises(UnsupportedModelError, match="'BertModel'"):
         ModelConfig.from_hf_dict({**LLAMA, "architectures": ["BertModel"]})
+
+
+def test_quantize_comes_from_the_spec_and_auto_means_int8_on_the_cpu_only():
+    torch = pytest.importorskip("torch")
+    from inference.engine.model_runner import default_threads, resolve_quantize
+
+    assert EngineConfig.from_spec(BackendSpec(kind="embedded", quantize="int4")).quantize == "int4"
+    assert EngineConfig.from_spec(BackendSpec(kind="embedded")).quantize == "auto"
+    with pytest.raises(ValueError):
+        BackendSpec(kind="embedded", quantize="fp8")
+    cpu, cuda = torch.device("cpu"), torch.device("cuda")
+    assert resolve_quantize("auto", cpu) == "int8" and resolve_quantize("auto", cuda) == "none"
+    assert resolve_quantize("none", cpu) == "none" and resolve_quantize("int4", cpu) == "int4"
+    with pytest.raises(BackendConfigError, match="CPU only"):
+        resolve_quantize("int8", cuda)
+    import os
+
+    assert default_threads() == (os.cpu_count() or 1)
