@@ -157,7 +157,8 @@ class EngineConfig:
     - `quantize`: weight-only quantization of the projections ("auto": the fastest measured safe
       choice on the CPU, none on CUDA; see `model_runner.resolve_quantize`).
     - Prefill-only requests (warm-ups) compute at most `warmup_chunk_tokens` per step, so a real
-      request arriving meanwhile waits for at most one such chunk.
+      request arriving meanwhile waits for at most one such chunk (16 tokens of Qwen2.5-Coder-0.5B
+      int8 on 2 cores: about 0.2-0.25 s).
     """
 
     block_size: int = 16
@@ -176,7 +177,7 @@ class EngineConfig:
     threads: int = 0
     quantize: str = "auto"
     cpu_kernels: bool = True  # build and use the AVX2 int8 decode kernel where possible (layers/q8_kernel.py)
-    warmup_chunk_tokens: int = 64
+    warmup_chunk_tokens: int = 16
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

@@ -1,6 +1,7 @@
 """An AVX2 int8 x int8 matrix-vector kernel for decode rows, built once per machine on demand.
 
-`q8_linear(x, q, scale)` computes `x @ (q * scale[:, None]).T` for up to 8 rows of float32 `x`:
+`q8_linear(x, q, scale)` computes `x @ (q * scale[:, None]).T` for float32 `x` (rows taken 8 at a
+time against each weight row while it is in L1):
 each row of `x` is quantized on the fly to int8 in blocks of 32 values (one float scale per
 block), and each block's dot product with the weight row is exact integer arithmetic
 (`maddubs` / `madd`), scaled by both scales. It reads one byte per weight, so it runs near
@@ -19,8 +20,6 @@ from pathlib import Path
 
 log = logging.getLogger(__name__)
 
-MAX_ROWS = 8
-BLOCK = 32
 
 SOURCE = r"""
 #include <ATen/Parallel.h>
@@ -61,7 +60,6 @@ static inline float hsum(__m256 v) {
 
 torch::Tensor q8_linear(torch::Tensor x, torch::Tensor w, torch::Tensor wscale) {
   TORCH_CHECK(x.dim() == 2 && w.dim() == 2 && x.size(1) == w.size(1) && x.size(1) % 32 == 0);
-  TORCH_CHECK(x.size(0) <= 8);
   x = x.contiguous().to(torch::kFloat32);
   const int64_t M = x.size(0), K = x.size(1), N = w.size(0), B = K / 32;
   auto xq = torch::empty({M, K}, torch::kInt8);
@@ -75,17 +73,21 @@ torch::Tensor q8_linear(torch::Tensor x, torch::Tensor w, torch::Tensor wscale) 
   float* O = out.data_ptr<float>();
   at::parallel_for(0, N, 64, [&](int64_t begin, int64_t end) {
     for (int64_t n = begin; n < end; ++n) {
-      __m256 acc[8];
-      for (int64_t m = 0; m < M; ++m) acc[m] = _mm256_setzero_ps();
       const int8_t* row = W + n * K;
-      for (int64_t b = 0; b < B; ++b) {
-        const __m256i wv = _mm256_loadu_si256((const __m256i*)(row + b * 32));
-        for (int64_t m = 0; m < M; ++m) {
-          const __m256i xv = _mm256_loadu_si256((const __m256i*)(XQ + m * K + b * 32));
-          acc[m] = _mm256_fmadd_ps(dot32(wv, xv), _mm256_set1_ps(XS[m * B + b]), acc[m]);
+      for (int64_t m0 = 0; m0 < M; m0 += 8) {  // rows of x in groups of 8; the weight row stays in L1
+        const int64_t rows = std::min<int64_t>(8, M - m0);
+        __m256 acc[8];
+        for (int64_t m = 0; m < rows; ++m) acc[m] = _mm256_setzero_ps();
+        for (int64_t b = 0; b < B; ++b) {
+          const __m256i wv = _mm256_loadu_si256((const __m256i*)(row + b * 32));
+          for (int64_t m = 0; m < rows; ++m) {
+            const int64_t r = m0 + m;
+            const __m256i xv = _mm256_loadu_si256((const __m256i*)(XQ + r * K + b * 32));
+            acc[m] = _mm256_fmadd_ps(dot32(wv, xv), _mm256_set1_ps(XS[r * B + b]), acc[m]);
+          }
         }
+        for (int64_t m = 0; m < rows; ++m) O[(m0 + m) * N + n] = hsum(acc[m]) * WS[n];
       }
-      for (int64_t m = 0; m < M; ++m) O[m * N + n] = hsum(acc[m]) * WS[n];
     }
   });
   return out;

@@ -5,8 +5,8 @@
   `w ~= (q - 8) * scale + zero`, `q` in [0, 15].
 
 Activations stay float32 outside these modules. A forward with few rows (decode: one row per
-sequence) runs a weight-only kernel: for int8, `q8_kernel` (int8 activations in blocks of 32)
-where it was built, else torch's on bfloat16 activations (its float32 path is not vectorised);
+sequence; short prefill chunks) runs a weight-only kernel: for int8, `q8_kernel` (int8
+activations in blocks of 32) where it was built, else torch's on bfloat16 activations (its float32 path is not vectorised);
 for int4, torch's on bfloat16 activations. A forward with many rows (prefill) dequantizes the weight to float32 and uses the
 float32 GEMM, which is faster there. The dequantized weight is written into one `Scratch`
 buffer shared by all modules of a model (a fresh multi-megabyte tensor per call would be
@@ -23,8 +23,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-# Rows at or below which the weight-only kernels beat dequantize + float32 GEMM (see module doc).
+# Rows at or below which the weight-only kernels beat dequantize + float32 GEMM (see module doc),
+# measured on 2 AVX2 cores: torch's kernels up to 8 rows; the q8 kernel up to 32 (a third to a
+# half of dequantize + GEMM's time at 16-32 rows, about even at 64-128).
 KERNEL_MAX_ROWS = 8
+Q8_KERNEL_MAX_ROWS = 32
 INT4_GROUP_SIZE = 32
 
 
@@ -92,11 +95,12 @@ class Int8Linear(nn.Module):
         return torch.mul(self.qweight, self.scale[:, None], out=self.scratch.take(self.out_features, self.in_features))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.shape[0] <= KERNEL_MAX_ROWS:
-            if self.q8 is not None:
-                out = self.q8.q8_linear(x.float(), self.qweight, self.scale).to(x.dtype)
-            else:
-                out = torch._weight_int8pack_mm(x.to(torch.bfloat16), self.qweight, self.scale_bf16).to(x.dtype)
+        rows = x.shape[0]
+        if self.q8 is not None and rows <= Q8_KERNEL_MAX_ROWS:
+            out = self.q8.q8_linear(x.float(), self.qweight, self.scale).to(x.dtype)
+            return out if self.bias is None else out + self.bias
+        if rows <= KERNEL_MAX_ROWS:
+            out = torch._weight_int8pack_mm(x.to(torch.bfloat16), self.qweight, self.scale_bf16).to(x.dtype)
             return out if self.bias is None else out + self.bias
         return F.linear(x, self.dequantized().to(x.dtype), self.bias)
 

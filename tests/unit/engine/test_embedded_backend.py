@@ -24,8 +24,8 @@ def model_dir(tmp_path_factory):
 
 async def make_backend(model_dir, **overrides) -> EmbeddedBackend:
     """A backend whose model has finished loading in the engine thread."""
-    settings = dict(kind="embedded", model=str(model_dir), device="cpu", dtype="float32", threads=1, kv_cache_mb=1,
-                    max_wait_ms=1.0)
+    settings = dict(kind="embedded", model=str(model_dir), device="cpu", dtype="float32", quantize="none", threads=1,
+                    kv_cache_mb=1, max_wait_ms=1.0)  # float32: these tests compare with transformers exactly
     settings.update(overrides)
     backend = EmbeddedBackend(BackendSpec(**settings))
     await backend.wait_loaded()

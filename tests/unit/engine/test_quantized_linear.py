@@ -11,7 +11,7 @@ from torch import nn
 from engine_fixtures import make_engine, tiny_reference
 
 from inference.engine.layers.quantized_linear import (
-    KERNEL_MAX_ROWS, Int4Linear, Int8Linear, Scratch, dequantize_int4, dequantize_int8, quantize_int4,
+    KERNEL_MAX_ROWS, Q8_KERNEL_MAX_ROWS, Int4Linear, Int8Linear, Scratch, dequantize_int4, dequantize_int8, quantize_int4,
     quantize_int8, quantized_linear,
 )
 
@@ -97,7 +97,7 @@ def test_the_avx2_int8_kernel_where_it_builds_computes_x_times_the_dequantized_w
         pytest.skip("no AVX2/FMA, compiler or ninja here: torch's kernel is used instead")
     w, bias = weight(48, 96), torch.randn(48) * 0.1
     module = Int8Linear(w, bias, Scratch(), q8)
-    for rows in (1, 3, KERNEL_MAX_ROWS):
+    for rows in (1, 3, KERNEL_MAX_ROWS, 13, Q8_KERNEL_MAX_ROWS):  # 13: a partial group of 8
         x = torch.randn(rows, 96)
         expected = x @ module.dequantized().T + bias
         got = module(x)
