@@ -49,6 +49,12 @@ class BackendSlot:
     prefill: PrefillSpeed = field(default_factory=PrefillSpeed)
 
     @property
+    def prefill_speed(self) -> PrefillSpeed:
+        """The backend's own measure where it keeps one (the embedded engine times its steps),
+        else the router's, from the usage that backends report."""
+        return getattr(self.backend, "prefill_speed", None) or self.prefill
+
+    @property
     def in_process(self) -> bool:
         return self.spec.kind in IN_PROCESS_KINDS
 
@@ -77,7 +83,7 @@ class Router:
         for s in self.slots:
             row: dict[str, Any] = {"name": s.spec.name, "kind": s.spec.kind, "model": s.spec.model,
                                    "breaker": s.breaker.state, "lastError": s.last_error,
-                                   "prefillTokensPerS": round(s.prefill.tokens_per_s or 0.0, 1)}
+                                   "prefillTokensPerS": round(s.prefill_speed.tokens_per_s or 0.0, 1)}
             stats = getattr(s.backend, "stats", None)
             if callable(stats):
                 row["stats"] = stats()
@@ -105,7 +111,7 @@ class Router:
     def prompt_budget(self, seconds: float, ceiling: int) -> int:
         """Prompt tokens the primary backend evaluates in `seconds` at its measured speed (at most
         `ceiling`; `ceiling` until a speed has been measured)."""
-        return self.slots[0].prefill.budget(seconds, ceiling) if self.slots else ceiling
+        return self.slots[0].prefill_speed.budget(seconds, ceiling) if self.slots else ceiling
 
     def primary_template(self) -> FimTemplate:
         return self.slots[0].template if self.slots else template_for("")

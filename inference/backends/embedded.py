@@ -111,6 +111,11 @@ class EmbeddedBackend:
     def engine(self) -> LLMEngine:
         return self._async.engine
 
+    @property
+    def prefill_speed(self):
+        """The engine's own measure of its prompt throughput (None while loading)."""
+        return None if self.loading else self.engine.prefill_speed
+
     async def stream(self, prompt: str, params: SamplingParams, *,
                      logits_processors: tuple[LogitsProcessor, ...] = ()) -> AsyncIterator[str]:
         """Text chunks as tokens decode. `logits_processors` see (generated ids, logits row)."""

@@ -24,7 +24,8 @@ from typing import Any
 import torch
 
 from .block_pool import BlockPool
-from .config import EngineConfig, ModelConfig
+from ..prefill_speed import PrefillSpeed
+from .config import CPU_STEP_TOKENS, GPU_STEP_TOKENS, EngineConfig, ModelConfig
 from .detokenizer import OutputText
 from .kv_cache_manager import KVCacheManager
 from .layers.sampler import sample
@@ -73,9 +74,13 @@ class LLMEngine:
         self.config = engine_config
         self.tokenizer = TextTokenizer(tokenizer) if tokenizer is not None else None
         self.runner = ModelRunner(model_config, engine_config, state)
+        if not engine_config.max_batched_tokens:
+            engine_config.max_batched_tokens = CPU_STEP_TOKENS if self.runner.device.type == "cpu" else GPU_STEP_TOKENS
         self.kv = KVCacheManager(BlockPool(self.runner.num_blocks, engine_config.enable_prefix_caching),
                                  engine_config.block_size)
         self.scheduler = Scheduler(engine_config, self.kv, self.runner.max_model_len)
+        # tokens per second of steps that computed enough tokens to be prefill-bound
+        self.prefill_speed = PrefillSpeed()
         self.lock = threading.RLock()
         self._requests: dict[str, _Request] = {}
         self.stats = {"steps": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0,
@@ -127,8 +132,10 @@ class LLMEngine:
             if not out.chunks:
                 return out
             prepared = self.runner.prepare(out.chunks)
+        started = time.perf_counter()
         try:
             logits = self.runner.execute(prepared)
+            self.prefill_speed.observe(out.num_tokens, time.perf_counter() - started)
         except Exception as exc:  # a model failure ends the step's requests, not the engine
             log.exception("embedded engine step failed")
             with self.lock:
