@@ -51,7 +51,7 @@ class ContextSettings:
     prefix_share: float = 0.45
     suffix_share: float = 0.15
     # the budget shrinks to what the backend prefills in this time at its measured speed (0: off)
-    max_prompt_ms: int = 2000
+    max_prompt_ms: int = 3000
 
     def __post_init__(self) -> None:
         if self.budget_tokens < 64:
