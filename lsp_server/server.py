@@ -145,10 +145,11 @@ class ArborServer(FastStdioMixin, LanguageServer):
         """Completion requests read and not answered yet, whether their handlers started or not."""
         return getattr(self.protocol, "completions_pending", 0)
 
-    def _completion_ready(self, key: Any, _result: Any) -> None:
-        """A detached completion finished into the cache: tell the client to ask again."""
+    def _completion_ready(self, key: Any, result: Any) -> None:
+        """A detached completion finished into the cache: tell the client to ask again (when it
+        has something to show)."""
         doc = self.documents.get(key.uri)
-        if doc is None or doc.version != key.version:
+        if doc is None or doc.version != key.version or not result.text:
             return
         self.stats.count("ready_notified")
         try:
