@@ -1,4 +1,6 @@
-"""The `arbor-ls` command. With no subcommand it serves LSP on stdio, as editors expect.
+"""The `arbor-ls` command. With no subcommand it serves LSP, on stdio unless a transport flag says
+otherwise: `arbor-ls`, `arbor-ls --stdio`, `arbor-ls --tcp HOST:PORT` and `arbor-ls --port N` are
+what editors run, and each means the same as `arbor-ls serve` with that flag.
 
 Each subcommand is a module in `lsp_server/subcommands/` with `register(subparsers)` and
 `run(args) -> int`. Bad input gives one line on stderr and exit code 2, never a traceback.
@@ -13,6 +15,7 @@ import sys
 
 from . import __version__
 from .errors import UsageError
+from .subcommands import serve
 
 SUBCOMMANDS = ("serve", "complete", "context", "model", "bench", "index")
 
@@ -20,11 +23,13 @@ SUBCOMMANDS = ("serve", "complete", "context", "model", "bench", "index")
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arbor-ls",
-        description="AI code completion language server. Without a subcommand, serves LSP on stdio.",
+        description="AI code completion language server. Without a subcommand, serves LSP "
+                    "(on stdio unless --tcp or --port is given).",
     )
     parser.add_argument("--version", action="version", version=f"arbor-ls {__version__}")
     parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
                         help="log level for stderr (default: warning)")
+    serve.add_transport_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"lsp_server.subcommands.{name}").register(subparsers)
@@ -36,11 +41,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
                         format="arbor-ls %(levelname)s %(name)s: %(message)s")
-    if args.command is None:
-        from .subcommands import serve
-
-        args.stdio, args.tcp, args.func = True, None, serve.run
     try:
+        if args.command is None:
+            args.func = serve.run
+        elif args.command != "serve" and serve.given_transport_flags(args):
+            flags = ", ".join(serve.given_transport_flags(args))
+            raise UsageError(f"{flags} applies to serving, not to `arbor-ls {args.command}`")
         return int(args.func(args) or 0)
     except UsageError as exc:
         print(f"arbor-ls: error: {exc}", file=sys.stderr)

@@ -1,30 +1,90 @@
-"""`arbor-ls serve [--stdio | --tcp HOST:PORT]`: run the language server."""
+"""`arbor-ls serve [--stdio | --tcp HOST:PORT | --port N [--host HOST]]`: run the language server.
+
+The same transport flags are accepted at the top level (`arbor-ls --stdio`), because that is how
+editors start language servers: vscode-languageclient's `TransportKind.stdio` appends `--stdio`,
+and Helix, eglot, Sublime LSP and Zed configurations commonly do the same. `--tcp` also works as a
+bare flag with `--host`/`--port` (the pygls / pylsp convention). With no flag the server uses stdio.
+
+Every flag is registered with `default=SUPPRESS`, so a flag given before `serve` is not overwritten
+by the subcommand's defaults; `transport(args)` reads whichever was given.
+"""
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from ..errors import UsageError
+
+DEFAULT_HOST = "127.0.0.1"
+TRANSPORT_FLAGS = ("stdio", "tcp", "host", "port")
+
+
+@dataclass(frozen=True, slots=True)
+class Transport:
+    kind: str  # "stdio" or "tcp"
+    host: str = DEFAULT_HOST
+    port: int = 0
+
+
+def add_transport_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("transport (default: stdio)")
+    group.add_argument("--stdio", action="store_true", default=argparse.SUPPRESS,
+                       help="talk LSP over stdin/stdout (the default)")
+    group.add_argument("--tcp", metavar="HOST:PORT", nargs="?", const="", default=argparse.SUPPRESS,
+                       help="listen for one LSP client on HOST:PORT (or bare, with --host/--port)")
+    group.add_argument("--port", metavar="N", default=argparse.SUPPRESS,
+                       help=f"listen for one LSP client on TCP port N (host: --host, default {DEFAULT_HOST})")
+    group.add_argument("--host", metavar="HOST", default=argparse.SUPPRESS,
+                       help=f"the address --port or a bare --tcp listens on (default {DEFAULT_HOST})")
+
+
+def given_transport_flags(args: argparse.Namespace) -> list[str]:
+    return [f"--{name}" for name in TRANSPORT_FLAGS if hasattr(args, name)]
+
+
+def _port(text: str, flag: str) -> int:
+    if not text.isdigit() or not 0 < int(text) < 65536:
+        raise UsageError(f"{flag} expects a port number from 1 to 65535, got {text!r}")
+    return int(text)
+
+
+def transport(args: argparse.Namespace) -> Transport:
+    """The transport the flags ask for. Contradictory or malformed flags raise UsageError."""
+    stdio, tcp = getattr(args, "stdio", False), getattr(args, "tcp", None)
+    host, port = getattr(args, "host", None), getattr(args, "port", None)
+    if stdio and (tcp is not None or port is not None or host is not None):
+        raise UsageError("--stdio cannot be combined with --tcp, --port or --host")
+    if tcp:  # --tcp HOST:PORT
+        if port is not None or host is not None:
+            raise UsageError("give either --tcp HOST:PORT or --host/--port, not both")
+        h, sep, p = tcp.rpartition(":")
+        if not sep:
+            raise UsageError(f"--tcp expects HOST:PORT, got {tcp!r}")
+        return Transport("tcp", h.strip("[]") or DEFAULT_HOST, _port(p, "--tcp"))
+    if port is not None:
+        return Transport("tcp", host or DEFAULT_HOST, _port(port, "--port"))
+    if tcp is not None:
+        raise UsageError("--tcp needs HOST:PORT or --port N")
+    if host is not None:
+        raise UsageError("--host needs --port N")
+    return Transport("stdio")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("serve", help="run the language server (stdio by default)",
                               description="Run the language server on stdio (default) or TCP.")
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
-    mode.add_argument("--tcp", metavar="HOST:PORT", help="listen for one LSP client on HOST:PORT")
+    add_transport_arguments(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    chosen = transport(args)  # before create_server: a bad flag costs nothing
     from ..server import create_server
 
     server = create_server()
-    if args.tcp:
-        host, sep, port = args.tcp.rpartition(":")
-        if not sep or not port.isdigit():
-            raise UsageError(f"--tcp expects HOST:PORT, got {args.tcp!r}")
-        server.start_tcp(host.strip("[]") or "127.0.0.1", int(port))
+    if chosen.kind == "tcp":
+        server.start_tcp(chosen.host, chosen.port)
     else:
         server.start_io()
     return 0

@@ -1,4 +1,5 @@
-"""`arbor-ls complete` and `arbor-ls context` as a user runs them, against a fake backend."""
+"""`arbor-ls complete` and `arbor-ls context` as a user runs them, against a fake backend, and the
+transport flags editors pass when they start the server."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import sys
 
 import pytest
 
+from lsp_server.cli import build_parser
+from lsp_server.subcommands.serve import Transport, transport
 from tests.fakes.openai_server import FakeOpenAIServer
 
 
@@ -79,3 +82,45 @@ def test_bad_arguments_exit_2_with_one_line(project, args, message):
     out = run_cli(*args)
     assert out.returncode == 2
     assert message in out.stderr and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("argv, expected", [
+    ([], Transport("stdio")),
+    (["--stdio"], Transport("stdio")),
+    (["serve"], Transport("stdio")),
+    (["serve", "--stdio"], Transport("stdio")),
+    (["--stdio", "serve"], Transport("stdio")),
+    (["--tcp", "127.0.0.1:2087"], Transport("tcp", "127.0.0.1", 2087)),
+    (["--tcp", ":2087"], Transport("tcp", "127.0.0.1", 2087)),
+    (["--tcp", "[::1]:2087"], Transport("tcp", "::1", 2087)),
+    (["--port", "2087"], Transport("tcp", "127.0.0.1", 2087)),
+    (["--tcp", "--host", "0.0.0.0", "--port", "2087"], Transport("tcp", "0.0.0.0", 2087)),
+    (["serve", "--port", "2087", "--host", "localhost"], Transport("tcp", "localhost", 2087)),
+    (["--port", "2087", "serve"], Transport("tcp", "127.0.0.1", 2087)),
+])
+def test_transport_flags_at_the_top_level_and_after_serve(argv, expected):
+    assert transport(build_parser().parse_args(argv)) == expected
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--stdio", "--port", "2087"], "--stdio cannot be combined"),
+    (["serve", "--stdio", "--tcp", "h:1"], "--stdio cannot be combined"),
+    (["--tcp", "localhost"], "--tcp expects HOST:PORT"),
+    (["--tcp", "h:99999"], "port number from 1 to 65535"),
+    (["--port", "abc"], "port number from 1 to 65535"),
+    (["--tcp"], "--tcp needs HOST:PORT or --port N"),
+    (["--host", "0.0.0.0"], "--host needs --port N"),
+    (["--tcp", "h:1", "--port", "2"], "either --tcp HOST:PORT or --host/--port"),
+    (["--stdio", "complete", "x.py:1:1"], "--stdio applies to serving, not to `arbor-ls complete`"),
+])
+def test_bad_transport_flags_exit_2_with_one_line(args, message):
+    out = run_cli(*args)
+    assert out.returncode == 2
+    assert message in out.stderr and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_help_lists_the_transport_flags_at_the_top_level():
+    out = run_cli("--help")
+    assert out.returncode == 0
+    for flag in ("--stdio", "--tcp", "--port", "--host"):
+        assert flag in out.stdout
