@@ -20,6 +20,8 @@ export interface LookupEnvironment {
 export type Resolution = { found: true; path: string } | { found: false; message: string; searched: string[] };
 
 const VENV_DIRS = [".venv", "venv"];
+/** The install command README.md recommends (a test checks that README still says it). */
+export const INSTALL_COMMAND = "pipx install 'arbor-ls[embedded]'";
 
 function expandHome(value: string, home: string): string {
   if (value === "~") {
@@ -68,7 +70,7 @@ export function resolveExecutable(setting: string, env: LookupEnvironment): Reso
     found: false,
     message:
       `arbor-ls was not found (looked for '${setting}' in ${where}). ` +
-      "Install it with `pip install arbor-ls` or set `arbor.server.path` to the executable.",
+      `Install it with \`${INSTALL_COMMAND}\` or set \`arbor.server.path\` to the executable.`,
     searched,
   };
 }

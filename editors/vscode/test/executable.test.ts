@@ -42,6 +42,7 @@ test("a missing executable gives a message that says what to do", () => {
   if (!result.found) {
     assert.match(result.message, /arbor-ls was not found/);
     assert.match(result.message, /arbor\.server\.path/);
+    assert.ok(result.message.includes("`pipx install 'arbor-ls[embedded]'`"), result.message);
     assert.equal(result.searched.length, 4);
   }
   const empty = resolveExecutable("  ", env([]));
