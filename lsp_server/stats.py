@@ -43,6 +43,21 @@ class ServerStats:
 
         return {"p50": pick(0.50), "p95": pick(0.95), "p99": pick(0.99), "max": ordered[-1]}
 
+    def acceptance(self) -> dict[str, Any]:
+        """Acceptance from the clients' `arbor/shown` / `arbor/accepted` reports (features/feedback.py):
+        `rate` is the share of shown completions of which any part was accepted, `charsPerShownChar`
+        the accepted characters per shown character; both are None until something was shown."""
+        c = self.counters
+        shown, shown_chars = c["shown"], c["shown_chars"]
+        partial = c["accepted_word"] + c["accepted_line"]
+        return {
+            "shown": shown, "shownChars": shown_chars,
+            "acceptedCompletions": c["accepted_completions"], "acceptedChars": c["accepted_chars"],
+            "fullAccepts": c["accepted_full"], "partialAccepts": partial, "rejected": c["rejected"],
+            "rate": round(c["accepted_completions"] / shown, 4) if shown else None,
+            "charsPerShownChar": round(c["accepted_chars"] / shown_chars, 4) if shown_chars else None,
+        }
+
     def snapshot(self) -> dict[str, Any]:
         return {"counters": dict(self.counters), "latencyMs": self.percentiles(),
-                "recentCompletions": list(self.recent)}
+                "recentCompletions": list(self.recent), "acceptance": self.acceptance()}
