@@ -10,6 +10,9 @@
 --- - `arbor/completionReady` (a cancelled request's answer is in the server's cache) sends one new
 ---   request, and only when it names the current buffer at the version last sent to the server,
 ---   the cursor is exactly at its position in Insert mode, and nothing is shown or asked there yet.
+--- - `arbor/shown` is sent once per completion: when ghost text appears that is not the rest of the
+---   completion already shown (typed through, accepted in part, or answered again from the cache).
+---   Feedback counts characters (`strchars`), not bytes.
 local ghost_view = require('arbor.ghost')
 local lsp = require('arbor.lsp')
 local text = require('arbor.text')
@@ -20,7 +23,8 @@ local uv = vim.uv or vim.loop
 local TRIGGER_AUTOMATIC = 2
 local MAX_EVENTS = 200
 
---- Per-buffer state. `ghost`: {row, col, text, replace_end, line, tick}; `inflight`: {id, client, tick, row, col}.
+--- Per-buffer state. `ghost`: {row, col, text, replace_end, line, tick}; `inflight`: {id, client, tick, row, col};
+--- `shown`: the text of the completion reported by `arbor/shown`, while any of it is on screen.
 local states = {}
 
 --- @type arbor.Options
@@ -67,6 +71,10 @@ local function send_feedback(buf, method, params)
   end
 end
 
+local function chars(s)
+  return vim.fn.strchars(s)
+end
+
 local function cancel_inflight(buf, state, reason)
   local req = state.inflight
   if not req then
@@ -82,15 +90,22 @@ local function clear(buf, state, reason, reject)
   if not ghost then
     return
   end
+  local shown = state.shown
   state.ghost = nil
+  state.shown = nil
   ghost_view.clear(buf)
   record(state, 'clear', { reason = reason })
   if reject then
-    send_feedback(buf, 'arbor/rejected', { shownChars = #ghost.text, reason = reject })
+    send_feedback(buf, 'arbor/rejected', { shownChars = chars(shown or ghost.text), reason = reject })
   end
 end
 
 local function show(buf, state, row, col, ghost)
+  local continued = state.ghost ~= nil and state.shown ~= nil and vim.endswith(state.shown, ghost.text)
+  if not continued then
+    state.shown = ghost.text
+    send_feedback(buf, 'arbor/shown', { shownChars = chars(ghost.text) })
+  end
   state.ghost = {
     row = row,
     col = col,
@@ -307,10 +322,11 @@ function M.accept(kind)
   vim.api.nvim_buf_set_text(buf, ghost.row, ghost.col, ghost.row, replace_end, text.lines(piece))
   local row, col = text.end_position(ghost.row, ghost.col, piece)
   vim.api.nvim_win_set_cursor(0, { row + 1, col })
-  send_feedback(buf, 'arbor/accepted', { kind = kind, acceptedChars = #piece, shownChars = #ghost.text })
+  send_feedback(buf, 'arbor/accepted', { kind = kind, acceptedChars = chars(piece), shownChars = chars(state.shown or ghost.text) })
   record(state, 'accept', { part = kind, chars = #piece })
   if whole then
     state.ghost = nil
+    state.shown = nil
     ghost_view.clear(buf)
   else
     state.own_tick = vim.api.nvim_buf_get_changedtick(buf)

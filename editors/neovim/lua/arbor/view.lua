@@ -66,6 +66,15 @@ local function client_or_warn()
   return client
 end
 
+--- One line on acceptance from `arbor/stats`' `acceptance` object, or nil when nothing was shown.
+function M.acceptance_line(a)
+  if type(a) ~= 'table' or type(a.rate) ~= 'number' then
+    return nil
+  end
+  return ('acceptance: %d of %d shown (%.0f%%) · %.2f accepted chars per shown char'):format(
+    a.acceptedCompletions or 0, a.shown or 0, 100 * a.rate, a.charsPerShownChar or 0)
+end
+
 --- `:ArborStatus`: the server's state, backend and breaker, then its counters (`arbor/stats`).
 function M.status()
   local client = client_or_warn()
@@ -92,6 +101,10 @@ function M.status()
         shown[#shown + 1] = ('%s=%s'):format(name, tostring(counters[name]))
       end
       lines[#lines + 1] = 'counters: ' .. (#shown > 0 and table.concat(shown, ' ') or '-')
+      local acceptance = M.acceptance_line(result.acceptance)
+      if acceptance then
+        lines[#lines + 1] = acceptance
+      end
       local latency = result.latencyMs or {}
       if latency.p50 then
         lines[#lines + 1] = ('latency ms: p50 %.0f · p95 %.0f · max %.0f'):format(latency.p50, latency.p95 or 0, latency.max or 0)
