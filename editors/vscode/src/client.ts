@@ -16,12 +16,14 @@ import {
   type ServerOptions,
   State,
 } from "vscode-languageclient/node";
+import { AcceptMeter } from "./acceptance";
 import { resolveExecutable } from "./executable";
 import { ShownCompletion, withAcceptCommand } from "./feedback";
 import {
   COMPLETION_READY_NOTIFICATION,
   isCompletionReadyParams,
   isStatusParams,
+  SHOWN_NOTIFICATION,
   STATUS_NOTIFICATION,
   type StatusParams,
 } from "./protocol";
@@ -43,6 +45,7 @@ export class ArborClient implements vscode.Disposable {
   phase: ClientPhase = "stopped";
   status: StatusParams | undefined;
   readonly shown = new ShownCompletion();
+  readonly meter = new AcceptMeter();
   private readonly ready = new ReadyRetrigger(() => {
     void vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
   });
@@ -170,7 +173,10 @@ export class ArborClient implements vscode.Disposable {
           }
           const items = Array.isArray(result) ? result : result.items;
           withAcceptCommand(items, document.uri.toString());
-          this.shown.remember(document.uri.toString(), items);
+          const shown = this.shown.remember(document.uri.toString(), items);
+          if (shown && this.client?.isRunning()) {
+            void this.client.sendNotification(SHOWN_NOTIFICATION, shown);
+          }
           return result;
         },
         provideCompletionItem: async (document, position, context, token, next) => {

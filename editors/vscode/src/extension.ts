@@ -1,12 +1,13 @@
 /**
  * Entry point: creates the arbor-ls client, its status bar item and its commands.
  * Commands: toggle completions, show the last prompt's context, restart the server, show stats,
- * plus `arbor.accepted` / `arbor.dismiss` that report the user's verdict to the server.
+ * plus `arbor.accepted`, `arbor.acceptNextWord` / `arbor.acceptNextLine` (VS Code's own partial
+ * accepts, measured) and `arbor.dismiss`, which report the user's verdict to the server.
  */
 
 import * as vscode from "vscode";
 import { ArborClient } from "./client";
-import { ACCEPT_COMMAND, parseAcceptArguments } from "./feedback";
+import { ACCEPT_COMMAND, CLIENT_NAME, parseAcceptArguments } from "./feedback";
 import { ACCEPTED_NOTIFICATION, CONTEXT_REQUEST, REJECTED_NOTIFICATION, STATS_REQUEST } from "./protocol";
 import { statusView } from "./status";
 
@@ -67,6 +68,33 @@ function createStatusBar(client: ArborClient): vscode.StatusBarItem {
   return item;
 }
 
+const PARTIAL_COMMANDS = {
+  word: "editor.action.inlineSuggest.acceptNextWord",
+  line: "editor.action.inlineSuggest.acceptNextLine",
+} as const;
+
+/** Runs VS Code's own partial accept and reports the characters it inserted. */
+async function acceptPart(client: ArborClient, kind: "word" | "line"): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    await vscode.commands.executeCommand(PARTIAL_COMMANDS[kind]);
+    return;
+  }
+  const uri = editor.document.uri.toString();
+  client.meter.beginPartial(uri);
+  let acceptedChars = 0;
+  try {
+    await vscode.commands.executeCommand(PARTIAL_COMMANDS[kind]);
+  } finally {
+    acceptedChars = client.meter.endPartial();
+  }
+  if (acceptedChars > 0 && client.client?.isRunning()) {
+    await client.client.sendNotification(ACCEPTED_NOTIFICATION, {
+      uri, kind, acceptedChars, shownChars: client.shown.shownChars(uri), client: CLIENT_NAME,
+    });
+  }
+}
+
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel("arbor-ls", { log: true });
   const client = new ArborClient(context, output);
@@ -92,13 +120,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("arbor.restartServer", () => client.restart()),
     vscode.commands.registerCommand(ACCEPT_COMMAND, async (...args: unknown[]) => {
       const { payload, inner } = parseAcceptArguments(args);
+      const measured = payload ? client.meter.fullAccept(payload.uri) : undefined;
+      const shownChars = payload ? client.shown.shownChars(payload.uri) : 0;
       client.shown.accepted();
-      if (payload && client.client?.isRunning()) {
-        await client.client.sendNotification(ACCEPTED_NOTIFICATION, payload);
+      // A whole accept reached through the next-word command was reported as that partial accept.
+      if (payload && !(measured && "partOfPartial" in measured) && client.client?.isRunning()) {
+        const acceptedChars = measured && "chars" in measured ? measured.chars : payload.acceptedChars;
+        await client.client.sendNotification(ACCEPTED_NOTIFICATION, {
+          ...payload, acceptedChars, shownChars: shownChars || payload.shownChars,
+        });
       }
       if (inner) {
         await vscode.commands.executeCommand(inner.command, ...(inner.arguments ?? []));
       }
+    }),
+    vscode.commands.registerCommand("arbor.acceptNextWord", () => acceptPart(client, "word")),
+    vscode.commands.registerCommand("arbor.acceptNextLine", () => acceptPart(client, "line")),
+    vscode.workspace.onDidChangeTextDocument((event) => {
+      client.meter.changed(event.document.uri.toString(), event.document.version, event.contentChanges);
     }),
     vscode.commands.registerCommand("arbor.dismiss", async () => {
       const payload = client.shown.dismiss();

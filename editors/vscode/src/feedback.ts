@@ -1,14 +1,19 @@
 /**
- * Accept / reject signals for inline completions.
+ * Shown / accept / reject signals for inline completions.
  *
- * VS Code runs an inline completion item's `command` after the user accepts the whole item
- * (Tab); the middleware gives every item the `arbor.accepted` command, whose arguments carry the
- * `arbor/accepted` payload and the server's own command (if any), run after it. Rejection is
- * explicit only: Escape while a suggestion is visible runs `arbor.dismiss`, which reports the
- * last shown completion. Nothing here imports `vscode`, so the logic is unit-tested directly.
+ * Shown: a non-empty answer handed to VS Code is reported once (`arbor/shown`); an answer that is
+ * the rest of the completion already shown (typed through, or re-asked after a partial accept) is
+ * the same completion. VS Code runs an inline completion item's `command` after the user accepts
+ * the whole item (Tab); the middleware gives every item the `arbor.accepted` command, whose
+ * arguments carry the `arbor/accepted` payload and the server's own command (if any), run after
+ * it. Partial accepts go through `arbor.acceptNextWord` / `arbor.acceptNextLine` (acceptance.ts).
+ * Rejection is explicit only: Escape while a suggestion is visible (and no suggestion list is
+ * open) runs `arbor.dismiss`, which reports the last shown completion. Lengths are JavaScript
+ * string lengths (UTF-16 code units). Nothing here imports `vscode`, so the logic is unit-tested
+ * directly.
  */
 
-import type { AcceptedParams, RejectedParams } from "./protocol";
+import type { AcceptedParams, RejectedParams, ShownParams } from "./protocol";
 
 export const ACCEPT_COMMAND = "arbor.accepted";
 export const CLIENT_NAME = "vscode";
@@ -60,14 +65,32 @@ export function parseAcceptArguments(args: unknown[]): { payload?: AcceptedParam
 
 /**
  * Remembers the completion shown last, so that a dismissal can say what it dismissed.
- * Invariant: at most one completion is remembered; accepting or dismissing forgets it.
+ * Invariant: at most one completion is remembered; accepting it whole or dismissing forgets it.
  */
 export class ShownCompletion {
-  private shown: { uri: string; chars: number } | undefined;
+  private shown: { uri: string; text: string } | undefined;
 
-  remember(uri: string, items: readonly ItemLike[]): void {
+  /**
+   * Remembers the first item of an answer; returns the `arbor/shown` payload when it is a new
+   * completion, undefined when it is the rest of the one shown (or the answer is empty).
+   */
+  remember(uri: string, items: readonly ItemLike[]): ShownParams | undefined {
     const first = items[0];
-    this.shown = first ? { uri, chars: insertTextOf(first).length } : undefined;
+    const text = first ? insertTextOf(first) : "";
+    if (text === "") {
+      return undefined;
+    }
+    const shown = this.shown;
+    if (shown && shown.uri === uri && shown.text.endsWith(text)) {
+      return undefined;
+    }
+    this.shown = { uri, text };
+    return { uri, shownChars: text.length, client: CLIENT_NAME };
+  }
+
+  /** The characters of the completion shown in `uri`, as first shown (0 if none). */
+  shownChars(uri: string): number {
+    return this.shown && this.shown.uri === uri ? this.shown.text.length : 0;
   }
 
   accepted(): void {
@@ -81,6 +104,6 @@ export class ShownCompletion {
     if (!shown) {
       return undefined;
     }
-    return { uri: shown.uri, shownChars: shown.chars, reason: "dismissed", client: CLIENT_NAME };
+    return { uri: shown.uri, shownChars: shown.text.length, reason: "dismissed", client: CLIENT_NAME };
   }
 }

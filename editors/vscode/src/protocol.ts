@@ -8,6 +8,7 @@ export const STATS_REQUEST = "arbor/stats";
 export const CONTEXT_REQUEST = "arbor/context";
 export const ACCEPTED_NOTIFICATION = "arbor/accepted";
 export const REJECTED_NOTIFICATION = "arbor/rejected";
+export const SHOWN_NOTIFICATION = "arbor/shown";
 export const COMPLETION_READY_NOTIFICATION = "arbor/completionReady";
 
 /** `loading`: the model is being loaded (at start); requests meanwhile are answered empty. */
@@ -29,9 +30,16 @@ export type AcceptKind = "full" | "word" | "line";
 export interface AcceptedParams {
   uri: string;
   kind: AcceptKind;
-  /** Number of characters inserted by this acceptance. */
+  /** Number of characters inserted by this acceptance (all that was left, or the next word / line). */
   acceptedChars: number;
   /** Number of characters the shown completion had. */
+  shownChars: number;
+  client: string;
+}
+
+/** `arbor/shown`: a completion appeared (once per completion, not per remainder of it). */
+export interface ShownParams {
+  uri: string;
   shownChars: number;
   client: string;
 }

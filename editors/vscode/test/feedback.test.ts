@@ -32,3 +32,20 @@ test("a dismissal reports the last shown completion once", () => {
   shown.remember("file:///a", []);
   assert.equal(shown.dismiss(), undefined);
 });
+
+test("a completion is reported shown once: its typed-through or partly accepted rest is the same one", () => {
+  const shown = new ShownCompletion();
+  assert.deepEqual(shown.remember("file:///a", [{ insertText: "return a + b" }]),
+    { uri: "file:///a", shownChars: 12, client: "vscode" });
+  assert.equal(shown.remember("file:///a", [{ insertText: "urn a + b" }]), undefined, "typed through");
+  assert.equal(shown.remember("file:///a", [{ insertText: " + b" }]), undefined, "accepted in part");
+  assert.equal(shown.remember("file:///a", []), undefined, "an empty answer shows nothing");
+  assert.equal(shown.shownChars("file:///a"), 12);
+  assert.equal(shown.shownChars("file:///b"), 0);
+  assert.deepEqual(shown.remember("file:///a", [{ insertText: "print(x)" }]),
+    { uri: "file:///a", shownChars: 8, client: "vscode" }, "a different completion");
+  assert.deepEqual(shown.remember("file:///b", [{ insertText: "x)" }]),
+    { uri: "file:///b", shownChars: 2, client: "vscode" }, "another document");
+  shown.accepted();
+  assert.deepEqual(shown.remember("file:///b", [{ insertText: "x)" }])?.shownChars, 2, "after an accept it is new");
+});
