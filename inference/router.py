@@ -161,6 +161,8 @@ class Router:
                 text = await _within(collect(slot.backend, prompt, params, request.multiline, on_text), timeout)
             except TimeoutError:
                 slot.last_error = f"timed out after {timeout * 1000:.0f} ms"
+                log.info("%s: timed out after %.0f ms (first text after %s ms; prompt %s)", slot.spec.name,
+                         timeout * 1000, _ms_or_none(first_text_at, sent), getattr(slot.backend, "last_usage", None))
                 if slot.in_process:
                     errors.append(f"{slot.spec.name}: {slot.last_error}")
                     continue
@@ -177,6 +179,8 @@ class Router:
                     self.cache.store(request, prompt, model_id, template.name, text,
                                      write_behind=asyncio.get_running_loop().call_soon)
                 usage = dict(getattr(slot.backend, "last_usage", None) or {})
+                log.info("%s: %d chars in %.0f ms (first text after %s ms; %s)", slot.spec.name, len(text),
+                         _ms(sent), _ms_or_none(first_text_at, sent), usage)
                 if first_text_at and "prefilled_tokens" in usage:
                     slot.prefill.observe(usage["prefilled_tokens"], first_text_at[0] - sent)
                 return CompletionResult(text, backend=slot.spec.name, cache="miss", prompt=prompt,
@@ -245,6 +249,10 @@ def _has_full_line(text: str) -> bool:
     """True once a newline follows some non-blank text (a leading newline does not end a line)."""
     stripped = text.lstrip("\n")
     return "\n" in stripped and bool(stripped.split("\n", 1)[0].strip())
+
+
+def _ms_or_none(times: list[float], since: float) -> float | None:
+    return round((times[0] - since) * 1000) if times else None
 
 
 def _ms(since: float) -> float:

@@ -34,6 +34,7 @@ class CompletionSettings:
     enabled: bool = True
     multiline: str = "auto"
     max_tokens: int = 128
+    max_line_tokens: int = 48  # most tokens asked for a single-line completion
     max_lines: int = 12
     warm_up: bool = True  # prefill the next prompt into the backend's KV cache when edits settle
     speculate: bool = True  # compute the completion that follows accepting a suggestion
@@ -41,7 +42,7 @@ class CompletionSettings:
     def __post_init__(self) -> None:
         if self.multiline not in MULTILINE_MODES:
             raise ValueError(f"must be one of {', '.join(MULTILINE_MODES)}")
-        if self.max_tokens <= 0 or self.max_lines <= 0:
+        if self.max_tokens <= 0 or self.max_lines <= 0 or self.max_line_tokens <= 0:
             raise ValueError("must be positive")
 
 

@@ -78,8 +78,14 @@ class CompletionPipeline:
         return wants_multiline(parts.prefix, parts.suffix, parts.language)
 
     def request_for(self, parts: PromptParts, priority: int = PRIORITY_INTERACTIVE) -> CompletionRequest:
-        return parts.to_request(multiline=self.wants_multiline(parts), max_tokens=self.settings.completion.max_tokens,
-                                repo_name=self.repo_name, priority=priority)
+        """A single-line request asks for at most `completion.maxLineTokens`: the stream closes at
+        the first full line anyway, and a model that rambles (blank lines, a long docstring) must
+        not hold the engine for a whole multi-line budget."""
+        cfg = self.settings.completion
+        multiline = self.wants_multiline(parts)
+        max_tokens = cfg.max_tokens if multiline else min(cfg.max_tokens, cfg.max_line_tokens)
+        return parts.to_request(multiline=multiline, max_tokens=max_tokens, repo_name=self.repo_name,
+                                priority=priority)
 
     async def warm(self, path: str, text: str, offset: int, *, language: str = "") -> int:
         """Prefill the prompt a completion at `offset` would send into the primary backend's KV
