@@ -11,6 +11,9 @@
 // extension's re-trigger; `slow.readyNotified` (the server's `ready_notified` counter) says which
 // path it took. Headless code-server 4.139.1 driven this way was not seen to cancel (1.5 s and 4 s
 // requests were answered directly), so the re-trigger rule itself is covered by the unit tests.
+// Then Escape with VS Code's suggestion list (Ctrl+Space) open over ghost text: the list closes
+// first and the ghost text stays; a second Escape dismisses it. Last, `arbor: Show server
+// statistics`: the accept counters and the acceptance figures the extension's reports produced.
 // Prints one JSON line with the outcome and timings; exits non-zero on failure.
 //
 // Environment (set by vscode_e2e.sh): PYTHON (its bin dir holds arbor-ls), CODE_SERVER_ENTRY, EXTENSIONS_DIR, WORK_DIR,
@@ -321,6 +324,29 @@ async function main() {
     mark("slowGhost");
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-slow-ghost-text.png") });
     await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.querySelector('.monaco-editor [class*="ghost-text"]'), { timeout: 10_000 });
+
+    // Escape with VS Code's suggestion list open as well: VS Code's own order holds (the list
+    // closes first, the ghost text stays), and only the second Escape dismisses the ghost text,
+    // through arbor.dismiss (counted as arbor/rejected).
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("    return ", { delay: 40 });
+    await page.waitForFunction(ghostVisible, { timeout: 30_000 }, COMPLETION);
+    const suggestVisible = () => Boolean(document.querySelector(".monaco-editor .suggest-widget.visible"));
+    await page.keyboard.down("Control");
+    await page.keyboard.press("Space");
+    await page.keyboard.up("Control");
+    await page.waitForFunction(suggestVisible, { timeout: 10_000 });
+    const listAndGhost = { bothShown: Boolean(await page.evaluate(ghostVisible, COMPLETION)) };
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-list-and-ghost.png") });
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.querySelector(".monaco-editor .suggest-widget.visible"), { timeout: 10_000 });
+    listAndGhost.ghostAfterFirstEscape = Boolean(await page.evaluate(ghostVisible, COMPLETION));
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.querySelector('.monaco-editor [class*="ghost-text"]'), { timeout: 10_000 });
+    listAndGhost.lineAfter = (await editorText(page)).find((line) => line.startsWith("    return") && !line.includes("+")) ?? null;
+    mark("listAndGhost");
 
     // The extension told the server about the accept: `arbor: Show server statistics` shows it.
     await runCommand(page, "arbor: Show server statistics", "Show server statistics");
@@ -334,6 +360,33 @@ async function main() {
       { timeout: 20_000 },
     );
     const statsAccepted = (await acceptedLine.jsonValue()).trim();
+    // The acceptance figures: find `"acceptance"` in the stats view, so that its lines are drawn.
+    await page.keyboard.down("Control");
+    await page.keyboard.press("KeyF");
+    await page.keyboard.up("Control");
+    await page.locator(".find-widget textarea, .find-widget input").setTimeout(10_000).wait();
+    await page.keyboard.type('"acceptance"', { delay: 10 });
+    await page.keyboard.press("Enter");
+    const acceptanceHandle = await page.waitForFunction(
+      () => {
+        const lines = [...document.querySelectorAll(".monaco-editor .view-lines .view-line")]
+          .map((line) => ({ top: parseFloat(line.style.top) || 0, text: (line.textContent || "").replace(/\u00a0/g, " ") }))
+          .sort((a, b) => a.top - b.top)
+          .map((line) => line.text);
+        const start = lines.findIndex((line) => /"acceptance": \{/.test(line));
+        if (start < 0) return false;
+        const figures = {};
+        for (const line of lines.slice(start + 1)) {
+          if (/^\s*\}/.test(line)) return figures;
+          const match = /"(\w+)": ([^,]+),?$/.exec(line.trim());
+          if (match) figures[match[1]] = JSON.parse(match[2]);
+        }
+        return false;
+      },
+      { timeout: 20_000 },
+    );
+    const acceptance = await acceptanceHandle.jsonValue();
+    await page.keyboard.press("Escape");
     const readyLine = (await editorText(page)).find((line) => /"ready_notified": \d+/.test(line));
     const readyNotified = readyLine ? Number(/"ready_notified": (\d+)/.exec(readyLine)[1]) : 0;
     mark("stats");
@@ -344,8 +397,14 @@ async function main() {
     // The ghost text cannot have come before the slow backend answered, and it came from the
     // generation VS Code had given up on: that one ran to its end, its connection never cut.
     const slowOk = slowGhostMs >= SLOW_MS && backend.seen.slow.answered >= 1 && backend.seen.slow.closedEarly === 0;
-    const ok =
-      lines.includes(expectedLine) && /"accepted_full": 1,?$/.test(statsAccepted) && wordLine.ghost.includes("+ b") && slowOk;
+    // Events: "a + b" shown, "a" taken by Ctrl+Right (1 char), the rest by Tab (4 chars); the slow
+    // "a * b" shown and dismissed; "a + b" shown again and dismissed with the list open before.
+    const expectedAcceptance = { shown: 3, shownChars: 15, acceptedCompletions: 1, acceptedChars: 5,
+      fullAccepts: 1, partialAccepts: 1, rejected: 2 };
+    const acceptanceOk = Object.entries(expectedAcceptance).every(([key, value]) => acceptance[key] === value);
+    const listOk = listAndGhost.bothShown && listAndGhost.ghostAfterFirstEscape && listAndGhost.lineAfter === "    return ";
+    const ok = lines.includes(expectedLine) && /"accepted_full": 1,?$/.test(statsAccepted) &&
+      wordLine.ghost.includes("+ b") && slowOk && acceptanceOk && listOk;
     console.log(
       JSON.stringify({
         ok,
@@ -354,11 +413,13 @@ async function main() {
         expectedLine,
         wordLine,
         statsAccepted,
+        acceptance: { ok: acceptanceOk, figures: acceptance, expected: expectedAcceptance },
+        listAndGhost: { ok: listOk, ...listAndGhost },
         slow: { ok: slowOk, ghostText: slowGhostText, msFromLastKey: slowGhostMs, backendMs: SLOW_MS, readyNotified },
         backend: backend.seen,
         status: statusTexts.filter((text) => /arbor/.test(text)),
         ms: marks,
-        artifacts: ["vscode-ghost-text.png", "vscode-accepted.png", "vscode-slow-ghost-text.png", "vscode-stats.png"].map((name) => path.join(ARTIFACTS_DIR, name)),
+        artifacts: ["vscode-ghost-text.png", "vscode-accepted.png", "vscode-slow-ghost-text.png", "vscode-list-and-ghost.png", "vscode-stats.png"].map((name) => path.join(ARTIFACTS_DIR, name)),
       }),
     );
     return ok ? 0 : 1;
