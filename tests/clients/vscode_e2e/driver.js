@@ -341,7 +341,11 @@ async function main() {
     const listAndGhost = { bothShown: Boolean(await page.evaluate(ghostVisible, COMPLETION)) };
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-list-and-ghost.png") });
     await page.keyboard.press("Escape");
-    await page.waitForFunction(() => !document.querySelector(".monaco-editor .suggest-widget.visible"), { timeout: 10_000 });
+    await page
+      .waitForFunction(() => !document.querySelector(".monaco-editor .suggest-widget.visible"), { timeout: 10_000 })
+      .catch(() => {
+        throw new Error("the first Escape left the suggestion list open (VS Code's own Escape did not run)");
+      });
     listAndGhost.ghostAfterFirstEscape = Boolean(await page.evaluate(ghostVisible, COMPLETION));
     await page.keyboard.press("Escape");
     await page.waitForFunction(() => !document.querySelector('.monaco-editor [class*="ghost-text"]'), { timeout: 10_000 });
