@@ -9,6 +9,8 @@
 
 import * as fs from "fs";
 import * as os from "os";
+import * as readline from "readline";
+import type { Readable } from "stream";
 import * as vscode from "vscode";
 import {
   LanguageClient,
@@ -28,8 +30,17 @@ import {
   type StatusParams,
 } from "./protocol";
 import { ReadyRetrigger, snapshotOf } from "./retrigger";
+import { LineClassifier, RepeatLimiter } from "./serverlog";
 import { contributedKeys, serverSettings, type JsonObject } from "./settings";
 import type { ClientPhase } from "./status";
+import { TraceChannel } from "./tracechannel";
+
+/** A repeated server warning or error is written at most once per this many milliseconds. */
+const REPEAT_WINDOW_MS = 30_000;
+
+function eachLine(input: Readable, onLine: (line: string) => void): void {
+  readline.createInterface({ input, crlfDelay: Infinity, terminal: false, historySize: 0 }).on("line", onLine);
+}
 
 function isExecutable(candidate: string): boolean {
   try {
@@ -46,6 +57,7 @@ export class ArborClient implements vscode.Disposable {
   status: StatusParams | undefined;
   readonly shown = new ShownCompletion();
   readonly meter = new AcceptMeter();
+  readonly trace: TraceChannel;
   private readonly ready = new ReadyRetrigger(() => {
     void vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
   });
@@ -55,7 +67,11 @@ export class ArborClient implements vscode.Disposable {
   constructor(
     private readonly extension: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    this.trace = new TraceChannel(output, () =>
+      vscode.workspace.getConfiguration("arbor").get<string>("trace.server", "off"),
+    );
+  }
 
   get enabled(): boolean {
     return vscode.workspace.getConfiguration("arbor").get<boolean>("enable", true);
@@ -148,6 +164,7 @@ export class ArborClient implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.changed.dispose();
+    this.trace.dispose();
   }
 
   private setPhase(phase: ClientPhase): void {
@@ -161,7 +178,22 @@ export class ArborClient implements vscode.Disposable {
       documentSelector: [{ scheme: "file" }],
       initializationOptions: this.settings(),
       outputChannel: this.output,
-      traceOutputChannel: this.output,
+      traceOutputChannel: this.trace,
+      // stderr lines at the server's own levels (vscode-languageclient would log each as an error)
+      stdioOptions: {
+        stdout: (input, channel) => eachLine(input, (line) => channel.info(line)),
+        stderr: (input, channel) => {
+          const lines = new LineClassifier();
+          const limiter = new RepeatLimiter(REPEAT_WINDOW_MS, () => Date.now());
+          eachLine(input, (line) => {
+            const entry = lines.classify(line);
+            const text = limiter.admit(entry);
+            if (text !== undefined) {
+              channel[entry.level](text);
+            }
+          });
+        },
+      },
       middleware: {
         provideInlineCompletionItems: async (document, position, context, token, next) => {
           if (!this.enabled) {

@@ -150,6 +150,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!event.affectsConfiguration("arbor")) {
         return;
       }
+      if (event.affectsConfiguration("arbor.trace.server")) {
+        client.trace.settingChanged();
+        return;
+      }
       if (event.affectsConfiguration("arbor.server")) {
         await client.restart();
         return;

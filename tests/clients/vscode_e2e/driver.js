@@ -13,7 +13,9 @@
 // requests were answered directly), so the re-trigger rule itself is covered by the unit tests.
 // Then Escape with VS Code's suggestion list (Ctrl+Space) open over ghost text: the list closes
 // first and the ghost text stays; a second Escape dismisses it. Last, `arbor: Show server
-// statistics`: the accept counters and the acceptance figures the extension's reports produced.
+// statistics`: the accept counters and the acceptance figures the extension's reports produced;
+// and the `arbor-ls` output channel's log: LSP messages traced (`arbor.trace.server: messages`,
+// channel level untouched) and the server's info lines at info level, not error.
 // Prints one JSON line with the outcome and timings; exits non-zero on failure.
 //
 // Environment (set by vscode_e2e.sh): PYTHON (its bin dir holds arbor-ls), CODE_SERVER_ENTRY, EXTENSIONS_DIR, WORK_DIR,
@@ -142,6 +144,8 @@ function writeWorkspace(backendUrl) {
       { name: "fake", kind: "openai", url: backendUrl, model: "m", modelFamily: "qwen2.5-coder", timeoutMs: 5000 },
     ],
     "arbor.server.args": ["--log-level", process.env.ARBOR_E2E_LOG_LEVEL || "info"],
+    // traced without touching the output channel's own log level
+    "arbor.trace.server": "messages",
     "editor.inlineSuggest.enabled": true,
     "editor.quickSuggestions": { other: false, comments: false, strings: false },
     "editor.suggestOnTriggerCharacters": false,
@@ -177,6 +181,21 @@ async function runCommand(page, title, label) {
   await page.keyboard.type(title, { delay: 10 });
   await page.locator(`.quick-input-list .monaco-list-row[aria-label*="${label}"]`).setTimeout(20_000).wait();
   await page.keyboard.press("Enter");
+}
+
+/** The text of the `arbor-ls` output channel as VS Code logged it (user-data/logs/.../N-arbor-ls.log). */
+function outputChannelLog() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/arbor-ls\.log$/.test(entry.name)) found.push(fs.readFileSync(full, "utf8"));
+    }
+  };
+  const logs = path.join(WORK_DIR, "user-data", "logs");
+  if (fs.existsSync(logs)) walk(logs);
+  return found.join("\n");
 }
 
 async function main() {
@@ -396,6 +415,13 @@ async function main() {
     mark("stats");
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-stats.png") });
 
+    const channel = outputChannelLog();
+    const outputLog = {
+      traced: /Sending request 'textDocument\/inlineCompletion/.test(channel),
+      serverInfoAsInfo: /\[info\] (lsp_server|inference|indexer|pruning)[\w.]*: /.test(channel),
+      serverInfoAsError: /\[error\] (lsp_server|inference|indexer|pruning)[\w.]*: /.test(channel),
+    };
+    const outputOk = outputLog.traced && outputLog.serverInfoAsInfo && !outputLog.serverInfoAsError;
     const statusTexts = await page.$$eval(".statusbar-item", (items) => items.map((item) => item.textContent || ""));
     const expectedLine = `    return ${COMPLETION}`;
     // The ghost text cannot have come before the slow backend answered, and it came from the
@@ -408,7 +434,7 @@ async function main() {
     const acceptanceOk = Object.entries(expectedAcceptance).every(([key, value]) => acceptance[key] === value);
     const listOk = listAndGhost.bothShown && listAndGhost.ghostAfterFirstEscape && listAndGhost.lineAfter === "    return ";
     const ok = lines.includes(expectedLine) && /"accepted_full": 1,?$/.test(statsAccepted) &&
-      wordLine.ghost.includes("+ b") && slowOk && acceptanceOk && listOk;
+      wordLine.ghost.includes("+ b") && slowOk && acceptanceOk && listOk && outputOk;
     console.log(
       JSON.stringify({
         ok,
@@ -419,6 +445,7 @@ async function main() {
         statsAccepted,
         acceptance: { ok: acceptanceOk, figures: acceptance, expected: expectedAcceptance },
         listAndGhost: { ok: listOk, ...listAndGhost },
+        outputLog: { ok: outputOk, ...outputLog },
         slow: { ok: slowOk, ghostText: slowGhostText, msFromLastKey: slowGhostMs, backendMs: SLOW_MS, readyNotified },
         backend: backend.seen,
         status: statusTexts.filter((text) => /arbor/.test(text)),
