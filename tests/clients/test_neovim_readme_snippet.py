@@ -42,3 +42,17 @@ def test_plain_vim_lsp_config_snippet_serves_completion(tmp_path):
     [item] = result["items"]
     assert item["textEdit"]["newText"] == "a + b"
     assert item["textEdit"]["range"]["start"] == {"line": 1, "character": 11}
+
+
+def test_neovim_012_inline_completion_snippet_is_valid_lua(tmp_path):
+    """Neovim 0.12's built-in inline completion is not run here (the suite has 0.11), but the
+    README's lines for it must at least be Lua that uses that API."""
+    require_nvim()
+    blocks = re.findall(r"```lua\n(.*?)```", README.read_text(), flags=re.S)
+    [snippet] = [b for b in blocks if "vim.lsp.inline_completion.enable(" in b]
+    assert "vim.lsp.inline_completion.get()" in snippet
+    ed = EmbeddedNeovim(tmp_path)
+    try:
+        assert ed.lua("local f, err = loadstring(...); return err or 'ok'", snippet) == "ok"
+    finally:
+        ed.close()
