@@ -357,7 +357,18 @@ async function main() {
     await page.keyboard.press("Space");
     await page.keyboard.up("Control");
     await page.waitForFunction(suggestVisible, { timeout: 10_000 });
-    const listAndGhost = { bothShown: Boolean(await page.evaluate(ghostVisible, COMPLETION)) };
+    // Opening the list re-asks the provider (with the list's selected item), so the ghost text can
+    // be gone for a moment before the answer draws it again.
+    const bothShown = await page
+      .waitForFunction(
+        (expected) => Boolean(document.querySelector(".monaco-editor .suggest-widget.visible")) &&
+          [...document.querySelectorAll('.monaco-editor [class*="ghost-text"]')]
+            .map((part) => (part.textContent || "").replace(/\u00a0/g, " ")).join("").includes(expected),
+        { timeout: 10_000 },
+        COMPLETION,
+      )
+      .then(() => true, () => false);
+    const listAndGhost = { bothShown };
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-list-and-ghost.png") });
     await page.keyboard.press("Escape");
     await page
@@ -365,7 +376,9 @@ async function main() {
       .catch(() => {
         throw new Error("the first Escape left the suggestion list open (VS Code's own Escape did not run)");
       });
-    listAndGhost.ghostAfterFirstEscape = Boolean(await page.evaluate(ghostVisible, COMPLETION));
+    listAndGhost.ghostAfterFirstEscape = await page
+      .waitForFunction(ghostVisible, { timeout: 5_000 }, COMPLETION)
+      .then(() => true, () => false);
     await page.keyboard.press("Escape");
     await page.waitForFunction(() => !document.querySelector('.monaco-editor [class*="ghost-text"]'), { timeout: 10_000 });
     listAndGhost.lineAfter = (await editorText(page)).find((line) => line.startsWith("    return") && !line.includes("+")) ?? null;
