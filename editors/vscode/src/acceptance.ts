@@ -26,13 +26,20 @@ interface Change {
 }
 
 export class AcceptMeter {
-  private last: Change | undefined;
+  /** The last change of each document (changes elsewhere, output channels included, never mix in). */
+  private readonly last = new Map<string, Change>();
   private running: { uri: string; net: number } | undefined;
   private lastPartial: Change | undefined;
 
+  constructor(private readonly maxDocuments = 64) {}
+
   changed(uri: string, version: number, changes: readonly ContentChange[]): void {
     const net = changes.reduce((sum, change) => sum + change.text.length - change.rangeLength, 0);
-    this.last = { uri, version, net };
+    this.last.delete(uri);
+    this.last.set(uri, { uri, version, net });
+    if (this.last.size > this.maxDocuments) {
+      this.last.delete(this.last.keys().next().value as string);
+    }
     if (this.running && this.running.uri === uri) {
       this.running.net += net;
     }
@@ -50,8 +57,9 @@ export class AcceptMeter {
     if (!running) {
       return 0;
     }
-    if (this.last && this.last.uri === running.uri) {
-      this.lastPartial = { ...this.last };
+    const last = this.last.get(running.uri);
+    if (last) {
+      this.lastPartial = { ...last };
     }
     return Math.max(0, running.net);
   }
@@ -64,8 +72,8 @@ export class AcceptMeter {
     if (this.running && this.running.uri === uri) {
       return { partOfPartial: true };
     }
-    const last = this.last;
-    if (!last || last.uri !== uri) {
+    const last = this.last.get(uri);
+    if (!last) {
       return undefined;
     }
     const partial = this.lastPartial;

@@ -40,3 +40,13 @@ test("a whole accept reached through next-word is reported once, as the partial"
   meter.changed(URI, 9, [{ text: " + 1", rangeLength: 0 }]);
   assert.deepEqual(meter.fullAccept(URI), { chars: 4 });
 });
+
+test("changes to other documents (an output channel, another file) do not mix in", () => {
+  const meter = new AcceptMeter(2);
+  meter.changed(URI, 3, [{ text: "a + b", rangeLength: 0 }]);
+  meter.changed("output:arbor-ls", 40, [{ text: "[info] a log line", rangeLength: 0 }]);
+  assert.deepEqual(meter.fullAccept(URI), { chars: 5 });
+  meter.changed("file:///p/b.py", 1, [{ text: "x", rangeLength: 0 }]);
+  meter.changed("file:///p/c.py", 1, [{ text: "y", rangeLength: 0 }]);
+  assert.equal(meter.fullAccept(URI), undefined, "forgotten past its size: the payload's own length is used");
+});
