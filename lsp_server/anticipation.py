@@ -1,8 +1,9 @@
 """Work for completions that have not been asked for yet, done at background priority.
 
 - **Warm-up.** When a document's edits settle (`settle_s` after the last edit, with no completion
-  asked for at that version), the prompt a completion at the last edit's end would send is
-  prefilled into the primary backend's KV cache (`CompletionPipeline.warm`: a prefill-only
+  asked for at that version), and at once after an edit that ends a line (the moment the
+  context's snippets and windows move), the prompt a completion at the last edit's end would send
+  is prefilled into the primary backend's KV cache (`CompletionPipeline.warm`: a prefill-only
   request in the embedded engine, `n_predict: 0` on llama-server). The next request there then
   only evaluates what changed since.
 - **Speculation.** After a suggestion is answered, the completion that follows accepting it is
@@ -10,8 +11,10 @@
   user who types the suggestion and goes on is served by typing-through without waiting.
 
 Invariants: at most one warm-up and one speculation per document. Any edit or completion request
-cancels the document's warm-up; an edit that leaves the speculated text (the suggestion typed
-through, then more) cancels its speculation. Neither counts against a backend's breaker, neither
+cancels the document's pending warm-up; one already running goes on (the engine prefills it below
+every real request, and the blocks it computed serve the requests that share its start) until a
+newer warm-up of the document replaces it. An edit that leaves the speculated text (the
+suggestion typed through, then more) cancels its speculation. Neither counts against a backend's breaker, neither
 re-indexes anything, and a speculation never starts another. Timers come from `call_later`, so
 tests drive them by hand.
 """
@@ -56,17 +59,18 @@ class Anticipation:
     # --- events from the server ------------------------------------------------------------
     def edited(self, uri: str, version: int, cursor: int, text: str) -> None:
         """A change of `uri` now at `version`, ending at offset `cursor` of the new `text`."""
-        self._cancel_warm_up(uri)
+        self._cancel_timer(uri)
         speculation = self._speculations.get(uri)
         if speculation is not None and not _agrees(speculation.text_before, text[:cursor]):
             self._cancel_speculation(uri)
         settings = self.server.settings.completion
         if settings.enabled and settings.warm_up:
-            self._timers[uri] = self._call_later(self.settle_s, lambda: self._settled(uri, version, cursor))
+            delay = 0.0 if cursor and text[cursor - 1] == "\n" else self.settle_s
+            self._timers[uri] = self._call_later(delay, lambda: self._settled(uri, version, cursor))
 
     def requested(self, uri: str) -> None:
-        """A completion was asked for in `uri`: a warm-up there is no longer needed."""
-        self._cancel_warm_up(uri)
+        """A completion was asked for in `uri`: a pending warm-up there is no longer needed."""
+        self._cancel_timer(uri)
 
     def answered(self, uri: str, version: int, offset: int, suggestion: str) -> None:
         """A suggestion was answered at `offset` of `uri`: speculate on its acceptance."""
@@ -97,6 +101,7 @@ class Anticipation:
         doc = self.server.documents.get(uri)
         if doc is None or doc.version != version or cursor > len(doc.text):
             return
+        self._cancel_warm_up(uri)
         self._warming[uri] = asyncio.ensure_future(self._warm(uri, doc.path, doc.text, cursor, doc.language_id))
 
     async def _warm(self, uri: str, path: str, text: str, cursor: int, language: str) -> None:
@@ -107,7 +112,8 @@ class Anticipation:
             log.debug("warm-up of %s failed: %s", uri, exc)
             return
         finally:
-            self._warming.pop(uri, None)
+            if self._warming.get(uri) is asyncio.current_task():
+                del self._warming[uri]
         self.counters["warmups"] += 1
         self.counters["warmed_tokens"] += tokens
 
@@ -121,10 +127,13 @@ class Anticipation:
         self.counters["speculations"] += 1
 
     # --- bookkeeping ---------------------------------------------------------------------------
-    def _cancel_warm_up(self, uri: str) -> None:
+    def _cancel_timer(self, uri: str) -> None:
         timer = self._timers.pop(uri, None)
         if timer is not None:
             timer.cancel()
+
+    def _cancel_warm_up(self, uri: str) -> None:
+        self._cancel_timer(uri)
         task = self._warming.pop(uri, None)
         if task is not None:
             task.cancel()

@@ -34,9 +34,12 @@ class RecordingPipeline:
         self.warmed: list[tuple[str, int]] = []
         self.completed: list[tuple[str, int, int]] = []
         self.release = asyncio.Event()
+        self.warm_gate: asyncio.Event | None = None
 
     async def warm(self, path, text, offset, *, language=""):
         self.warmed.append((text, offset))
+        if self.warm_gate is not None:
+            await self.warm_gate.wait()
         return 123
 
     async def complete(self, path, text, offset, *, language="", priority=0):
@@ -67,7 +70,7 @@ async def test_warm_up_runs_once_edits_settle_at_the_last_edit():
     assert anticipation.counters["warmups"] == 1 and anticipation.counters["warmed_tokens"] == 123
 
 
-async def test_a_request_or_a_newer_edit_cancels_the_warm_up():
+async def test_a_request_or_a_newer_edit_cancels_a_pending_warm_up():
     anticipation, timers, pipeline, doc = make()
     anticipation.edited(doc.uri, 1, len(doc.text), doc.text)
     anticipation.requested(doc.uri)
@@ -77,6 +80,24 @@ async def test_a_request_or_a_newer_edit_cancels_the_warm_up():
     timers.fire_all()
     await asyncio.sleep(0)
     assert pipeline.warmed == []
+
+
+async def test_an_edit_that_ends_a_line_warms_at_once_and_a_running_warm_up_outlives_requests():
+    anticipation, timers, pipeline, doc = make("def f():\n    x = 1\n")
+    pipeline.warm_gate = asyncio.Event()
+    anticipation.edited(doc.uri, 1, len(doc.text), doc.text)
+    assert timers.pending[0].delay == 0.0
+    timers.fire_all()
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert len(pipeline.warmed) == 1
+    running = anticipation._warming[doc.uri]
+    anticipation.requested(doc.uri)
+    anticipation.edited(doc.uri, 1, len(doc.text) - 1, doc.text)  # typing on: only a pending timer goes
+    assert not running.cancelled() and anticipation._warming[doc.uri] is running
+    pipeline.warm_gate.set()
+    await running
+    assert anticipation.counters["warmups"] == 1 and doc.uri not in anticipation._warming
 
 
 async def test_speculation_completes_after_the_accepted_suggestion_at_background_priority():
