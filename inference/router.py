@@ -161,8 +161,10 @@ class Router:
                 text = await _within(collect(slot.backend, prompt, params, request.multiline, on_text), timeout)
             except TimeoutError:
                 slot.last_error = f"timed out after {timeout * 1000:.0f} ms"
+                # a backend's usage describes this request only once its first text came
+                usage_now = getattr(slot.backend, "last_usage", None) if first_text_at else None
                 log.info("%s: timed out after %.0f ms (first text after %s ms; prompt %s)", slot.spec.name,
-                         timeout * 1000, _ms_or_none(first_text_at, sent), getattr(slot.backend, "last_usage", None))
+                         timeout * 1000, _ms_or_none(first_text_at, sent), usage_now)
                 if slot.in_process:
                     errors.append(f"{slot.spec.name}: {slot.last_error}")
                     continue
@@ -181,7 +183,7 @@ class Router:
                 usage = dict(getattr(slot.backend, "last_usage", None) or {})
                 log.info("%s: %d chars in %.0f ms (first text after %s ms; %s)", slot.spec.name, len(text),
                          _ms(sent), _ms_or_none(first_text_at, sent), usage)
-                if first_text_at and "prefilled_tokens" in usage:
+                if first_text_at and "prefilled_tokens" in usage and slot.prefill_speed is slot.prefill:
                     slot.prefill.observe(usage["prefilled_tokens"], first_text_at[0] - sent)
                 return CompletionResult(text, backend=slot.spec.name, cache="miss", prompt=prompt,
                                         latency_ms={"backend": _ms(sent)}, usage=usage)
