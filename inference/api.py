@@ -63,6 +63,9 @@ class SamplingParams:
     stop: tuple[str, ...] = ()
     priority: int = PRIORITY_INTERACTIVE
     deadline_ms: float | None = None
+    # The request the prompt was rendered from, for servers that lay out FIM themselves
+    # (llama-server's `/infill`, a `suffix` field); None where only the prompt is known.
+    request: CompletionRequest | None = None
 
 
 @dataclass(slots=True)

@@ -9,10 +9,13 @@ by users with an in-process model of their own).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 QUANTIZE_MODES = ("auto", "none", "int8", "int4")  # embedded: see inference.engine.config
 BACKEND_KINDS = ("openai", "ollama", "tgi", "llamacpp", "embedded", "python")
+# remote: "template" sends our FIM prompt; "server" lets the server lay out FIM (llama-server
+# `/infill`, OpenAI `suffix`, Ollama `suffix`); "auto" picks what the server supports
+FIM_MODES = ("auto", "template", "server")
 
 
 @dataclass(slots=True, kw_only=True)
@@ -23,10 +26,18 @@ class BackendSpec:
     model: str = ""
     model_family: str = ""
     api_key_env: str = ""
+    api_key: str = field(default="", repr=False)  # never shown: prefer apiKeyEnv
     timeout_ms: int = 5000
     max_tokens: int = 128
     temperature: float = 0.0
     top_p: float = 1.0
+    # --- remote ---
+    fim_mode: str = "auto"
+    stop: list[str] = field(default_factory=list)  # extra stop strings sent to the server
+    proxy: str = ""
+    ca_bundle: str = ""
+    id_slot: int = -1  # llamacpp: the server slot to use (-1: the server picks)
+    keep_alive: str = "30m"  # ollama: how long the model stays loaded after a request
     # --- embedded ---
     device: str = "auto"
     dtype: str = "auto"
@@ -43,6 +54,8 @@ class BackendSpec:
             raise ValueError(f"unknown backend kind {self.kind!r}; expected one of {', '.join(BACKEND_KINDS)}")
         if self.timeout_ms <= 0:
             raise ValueError("timeoutMs must be positive")
+        if self.fim_mode not in FIM_MODES:
+            raise ValueError(f"fimMode must be one of {', '.join(FIM_MODES)}")
         if self.quantize not in QUANTIZE_MODES:
             raise ValueError(f"quantize must be one of {', '.join(QUANTIZE_MODES)}")
         if not self.name:
