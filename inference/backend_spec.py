@@ -28,6 +28,8 @@ class BackendSpec:
     api_key_env: str = ""
     api_key: str = field(default="", repr=False)  # never shown: prefer apiKeyEnv
     timeout_ms: int = 5000
+    # requests this backend may have in flight at once (0: detected, else by kind; see inference.router)
+    max_in_flight: int = 0
     max_tokens: int = 128
     temperature: float = 0.0
     top_p: float = 1.0
@@ -54,6 +56,8 @@ class BackendSpec:
             raise ValueError(f"unknown backend kind {self.kind!r}; expected one of {', '.join(BACKEND_KINDS)}")
         if self.timeout_ms <= 0:
             raise ValueError("timeoutMs must be positive")
+        if self.max_in_flight < 0:
+            raise ValueError("maxInFlight must be 0 (detect) or positive")
         if self.fim_mode not in FIM_MODES:
             raise ValueError(f"fimMode must be one of {', '.join(FIM_MODES)}")
         if self.quantize not in QUANTIZE_MODES:
