@@ -1,18 +1,25 @@
-"""The router: cache tiers first, then backends in configured order, under deadlines.
+"""The router: for each request, a route of backends tried in order under one deadline.
 
-Policy:
-- Backends are tried in the order of the `backends` setting; one whose circuit breaker is open is
-  skipped, and a failure or a timeout falls through to the next one while the request's deadline
-  leaves time.
-- Each backend gets `min(timeoutMs, time left before the request's deadline)`.
+Policy (see `routing` for the routes and deadlines, `breaker`, `inflight_cap`):
+- A request tries the backends of its mode's route (`route.single` / `route.multi`) in order. For
+  each, the cache is consulted first; then, unless its breaker is open, the backend gets
+  `min(timeoutMs, time left before the deadline)`, and its place under the backend's in-flight cap
+  is waited for within that time.
+- A failure, a timeout, an open breaker, a model still loading or a place lost to a newer request
+  falls through to the next backend while the deadline leaves time; then the cache is asked once
+  more for every backend of the route (a completion for an equivalent context, which a request
+  that finished meanwhile may have stored); else `complete` raises `BackendError` naming each
+  backend's last real cause once (or `BackendLoading` when every backend tried was loading). The
+  server answers that with an empty result: the client never sees an internal error.
+- Breaker outcomes: an error (`BackendError`, or anything unexpected a backend raises) counts as
+  a failure; so does a remote backend's timeout once its request was sent (a hung server must be
+  skipped). An in-process backend's timeout (an embedded engine busy past the deadline is slow,
+  not broken), a model still loading, a cancellation, a cache hit and a request that never got a
+  place count as nothing.
 - Cancelling `complete` cancels the backend stream at once (HTTP connection closed, engine
-  sequence aborted): nothing keeps running for a request nobody waits for.
-- The breaker counts errors, not slowness, for in-process backends: an embedded engine that is
-  busy past the deadline (a slow CPU, a long prompt) is slow, not broken, and a model still
-  loading (`BackendLoading`) is neither; both fall through without a breaker failure. A remote
-  backend's timeout counts as a failure (a hung server must be skipped).
-- When every backend that was tried is still loading, `complete` raises `BackendLoading`.
-- In single-line mode the stream is closed as soon as a line is complete, so the model stops early.
+  sequence aborted). In single-line mode the stream is closed as soon as a line is complete.
+- Every breaker transition is logged once and passed to `listeners`; a failure that repeats the
+  previous one is logged at most once per minute, with the count of those left out.
 """
 
 from __future__ import annotations
@@ -22,73 +29,60 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from .api import (Backend, BackendConfigError, BackendError, BackendLoading, CompletionRequest, CompletionResult,
                   SamplingParams)
 from .backend_spec import BackendSpec
 from .backends import create_backend
-from .breaker import CircuitBreaker
-from .prefill_speed import PrefillSpeed
+from .breaker import CLOSED, BreakerSettings, Transition
+from .inflight_cap import Displaced
+from .repeat_limiter import RepeatLimiter
+from .router_slot import BackendSlot, BreakerEvent, strip_name
+from .routing import RouteSettings, resolve_routes
 from .stops import StopScanner
 from .templates import FimTemplate, template_for
 
 log = logging.getLogger(__name__)
 
 
-IN_PROCESS_KINDS = ("embedded", "python")
+class _Skip(Exception):
+    """An attempt that produced nothing; `cause` says why (without the backend's name)."""
 
-
-@dataclass(slots=True)
-class BackendSlot:
-    spec: BackendSpec
-    backend: Backend
-    breaker: CircuitBreaker = field(default_factory=CircuitBreaker)
-    last_error: str = ""
-    prefill: PrefillSpeed = field(default_factory=PrefillSpeed)
-
-    @property
-    def prefill_speed(self) -> PrefillSpeed:
-        """The backend's own measure where it keeps one (the embedded engine times its steps),
-        else the router's, from the usage that backends report."""
-        return getattr(self.backend, "prefill_speed", None) or self.prefill
-
-    @property
-    def in_process(self) -> bool:
-        return self.spec.kind in IN_PROCESS_KINDS
-
-    @property
-    def template(self) -> FimTemplate:
-        return template_for(self.spec.model_family or getattr(self.backend, "model_family", ""))
+    def __init__(self, cause: str, loading: bool = False):
+        super().__init__(cause)
+        self.cause, self.loading = cause, loading
 
 
 class Router:
     def __init__(self, specs: list[BackendSpec], cache: Any = None,
-                 factory: Callable[[BackendSpec], Backend] = create_backend):
+                 factory: Callable[[BackendSpec], Backend] = create_backend, *,
+                 breaker: BreakerSettings | None = None, route: RouteSettings | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         self.cache = cache
+        self.route_settings = route or RouteSettings()
         self.slots: list[BackendSlot] = []
         self.problems: list[str] = []
+        self.listeners: list[Callable[[BreakerEvent], None]] = []
+        self._repeats = RepeatLimiter(60.0, clock=clock)
         for spec in specs:
             try:
-                self.slots.append(BackendSlot(spec, factory(spec)))
+                self.slots.append(BackendSlot.create(spec, factory(spec), breaker or BreakerSettings(), clock))
             except BackendConfigError as exc:
                 self.problems.append(str(exc))
                 log.error("%s", exc)
+        self.routes, route_problems = resolve_routes(self.route_settings, [s.spec.name for s in self.slots])
+        for problem in route_problems:
+            self.problems.append(problem)
+            log.error("%s", problem)
+
+    def route(self, multiline: bool) -> list[BackendSlot]:
+        return [self.slots[i] for i in self.routes.order(multiline)]
 
     def status(self) -> list[dict[str, Any]]:
         """One entry per backend; backends that keep their own counters (the embedded engine's
         steps, prefix-cache hits, free KV blocks) add them under `stats`."""
-        rows = []
-        for s in self.slots:
-            row: dict[str, Any] = {"name": s.spec.name, "kind": s.spec.kind, "model": s.spec.model,
-                                   "breaker": s.breaker.state, "lastError": s.last_error,
-                                   "prefillTokensPerS": round(s.prefill_speed.tokens_per_s or 0.0, 1)}
-            stats = getattr(s.backend, "stats", None)
-            if callable(stats):
-                row["stats"] = stats()
-            rows.append(row)
-        return rows
+        return [s.status_row() for s in self.slots]
 
     def loading_backends(self) -> list[BackendSlot]:
         """Slots whose backend is still starting (an embedded model loading)."""
@@ -108,104 +102,188 @@ class Router:
                 failures.append(str(exc))
         return failures
 
+    @property
+    def primary(self) -> BackendSlot | None:
+        """The first backend of the single-line route (most requests), whose speed sizes prompts."""
+        route = self.route(False)
+        return route[0] if route else None
+
     def prompt_budget(self, seconds: float, ceiling: int) -> int:
         """Prompt tokens the primary backend evaluates in `seconds` at its measured speed (at most
         `ceiling`; `ceiling` until a speed has been measured)."""
-        return self.slots[0].prefill_speed.budget(seconds, ceiling) if self.slots else ceiling
+        primary = self.primary
+        return primary.prefill_speed.budget(seconds, ceiling) if primary else ceiling
 
     def primary_template(self) -> FimTemplate:
-        return self.slots[0].template if self.slots else template_for("")
+        primary = self.primary
+        return primary.template if primary else template_for("")
 
     async def complete(self, request: CompletionRequest, *,
                        verify: Callable[[str], str | None] | None = None) -> CompletionResult:
         """`verify` re-checks cached text made for another suffix (see inference.cache)."""
         started = time.perf_counter()
-        deadline = started + request.deadline_ms / 1000 if request.deadline_ms else None
-        errors: list[str] = list(self.problems)
-        loading = 0
-        for slot in self.slots:
-            if not slot.breaker.allow():
-                errors.append(f"{slot.spec.name}: circuit open")
+        deadline_ms = request.deadline_ms or self.route_settings.deadline_ms(request.multiline)
+        deadline = started + deadline_ms / 1000
+        causes: list[str] = list(self.problems)
+        tried = loading = 0
+        route = self.route(request.multiline)
+        for slot in route:
+            hit = self._cached(slot, request, verify, started)
+            if hit is not None:
+                return hit
+            ticket, transition = slot.breaker.admit()
+            self._announce(slot, transition)
+            if ticket is None:
+                causes.append(f"{slot.spec.name}: {slot.last_error or 'unavailable'} "
+                              f"(skipped for {slot.breaker.retry_in_s():.0f} s more)")
                 continue
-            template = slot.template
-            prompt = template.render(request)
-            model_id = slot.backend.model_id
-            if self.cache is not None:
-                hit = self.cache.lookup(request, prompt, model_id, template.name, verify=verify)
-                if hit is not None:
-                    slot.breaker.record_success()
-                    return CompletionResult(hit.text, backend=slot.spec.name, cache=hit.tier, prompt=prompt,
-                                            latency_ms={"cache": _ms(started)}, usage={"prefilled_tokens": 0})
-            timeout = slot.spec.timeout_ms / 1000
-            if deadline is not None:
-                timeout = min(timeout, deadline - time.perf_counter())
-                if timeout <= 0:
-                    errors.append(f"{slot.spec.name}: deadline passed before the request was sent")
-                    break
-            params = SamplingParams(
-                max_tokens=request.max_tokens or slot.spec.max_tokens,
-                temperature=request.temperature, top_p=request.top_p,
-                stop=tuple(dict.fromkeys(request.stop + template.stop)),
-                priority=request.priority, deadline_ms=timeout * 1000,
-            )
-            sent = time.perf_counter()
-            first_text_at: list[float] = []
-
-            def on_text(so_far: str) -> None:
-                if not first_text_at:
-                    first_text_at.append(time.perf_counter())
-                if self.cache is not None:
-                    self.cache.note_partial(request, so_far)
-
+            timeout = min(slot.spec.timeout_ms / 1000, deadline - time.perf_counter())
+            if timeout <= 0:
+                slot.breaker.released(ticket)
+                causes.append(f"{slot.spec.name}: the deadline passed before it was asked")
+                break
+            tried += 1
             try:
-                text = await _within(collect(slot.backend, prompt, params, request.multiline, on_text), timeout)
-            except TimeoutError:
-                slot.last_error = f"timed out after {timeout * 1000:.0f} ms"
-                # a backend's usage describes this request only once its first text came
-                usage_now = getattr(slot.backend, "last_usage", None) if first_text_at else None
-                log.info("%s: timed out after %.0f ms (first text after %s ms; prompt %s)", slot.spec.name,
-                         timeout * 1000, _ms_or_none(first_text_at, sent), usage_now)
-                if slot.in_process:
-                    errors.append(f"{slot.spec.name}: {slot.last_error}")
-                    continue
-            except BackendLoading as exc:
-                loading += 1
-                errors.append(str(exc))
+                result = await self._attempt(slot, request, timeout)
+            except _Skip as skip:
+                slot.breaker.released(ticket)
+                loading += skip.loading
+                causes.append(f"{slot.spec.name}: {skip.cause}")
                 continue
             except BackendError as exc:
-                slot.last_error = str(exc)
+                self._failed(slot, ticket, strip_name(str(exc), slot.spec.name))
+            except asyncio.CancelledError:
+                slot.breaker.released(ticket)
+                raise
+            except Exception as exc:  # a backend's bug must not reach the client
+                log.debug("backend %s raised", slot.spec.name, exc_info=True)
+                self._failed(slot, ticket, f"{type(exc).__name__}: {exc}")
             else:
-                slot.breaker.record_success()
+                self._announce(slot, slot.breaker.succeeded(ticket))
                 slot.last_error = ""
-                if self.cache is not None:
-                    self.cache.store(request, prompt, model_id, template.name, text,
-                                     write_behind=asyncio.get_running_loop().call_soon)
-                usage = dict(getattr(slot.backend, "last_usage", None) or {})
-                log.info("%s: %d chars in %.0f ms (first text after %s ms; %s)", slot.spec.name, len(text),
-                         _ms(sent), _ms_or_none(first_text_at, sent), usage)
-                if first_text_at and "prefilled_tokens" in usage and slot.prefill_speed is slot.prefill:
-                    slot.prefill.observe(usage["prefilled_tokens"], first_text_at[0] - sent)
-                return CompletionResult(text, backend=slot.spec.name, cache="miss", prompt=prompt,
-                                        latency_ms={"backend": _ms(sent)}, usage=usage)
-            slot.breaker.record_failure()
-            errors.append(f"{slot.spec.name}: {slot.last_error}")
-            log.warning("backend %s failed: %s", slot.spec.name, slot.last_error)
-        if loading and loading == len(errors) - len(self.problems):
-            raise BackendLoading("; ".join(errors))
-        raise BackendError("; ".join(errors) or "no backend is configured")
+                return result
+            causes.append(f"{slot.spec.name}: {slot.last_error}")
+        for slot in route:
+            hit = self._cached(slot, request, verify, started)
+            if hit is not None:
+                return hit
+        if tried and loading == tried:
+            raise BackendLoading("; ".join(causes))
+        raise BackendError("; ".join(causes) or "no backend is configured")
+
+    def _cached(self, slot: BackendSlot, request: CompletionRequest, verify: Any,
+                started: float) -> CompletionResult | None:
+        if self.cache is None:
+            return None
+        template = slot.template
+        prompt = template.render(request)
+        hit = self.cache.lookup(request, prompt, slot.backend.model_id, template.name, verify=verify)
+        if hit is None:
+            return None
+        return CompletionResult(hit.text, backend=slot.spec.name, cache=hit.tier, prompt=prompt,
+                                latency_ms={"cache": _ms(started)}, usage={"prefilled_tokens": 0})
+
+    async def _attempt(self, slot: BackendSlot, request: CompletionRequest, timeout: float) -> CompletionResult:
+        """One backend's answer within `timeout` s, its place under the cap included. Raises
+        `_Skip` for what is not the backend's fault, `BackendError` (or anything) for what is."""
+        template = slot.template
+        prompt = template.render(request)
+        params = SamplingParams(
+            max_tokens=request.max_tokens or slot.spec.max_tokens,
+            temperature=request.temperature, top_p=request.top_p,
+            stop=tuple(dict.fromkeys(request.stop + template.stop)),
+            priority=request.priority, deadline_ms=timeout * 1000, request=request,
+        )
+        slot.refresh_cap()
+        asked = time.perf_counter()
+        sent: list[float] = []
+        first_text_at: list[float] = []
+
+        def on_text(so_far: str) -> None:
+            if not first_text_at:
+                first_text_at.append(time.perf_counter())
+            if self.cache is not None:
+                self.cache.note_partial(request, so_far)
+
+        async def run() -> str:
+            async with slot.cap.place(request.priority):
+                sent.append(time.perf_counter())
+                return await collect(slot.backend, prompt, params, request.multiline, on_text)
+
+        try:
+            text = await _within(run(), timeout)
+        except Displaced as exc:
+            raise _Skip(f"busy ({exc})") from None
+        except BackendLoading as exc:
+            raise _Skip(strip_name(str(exc), slot.spec.name), loading=True) from None
+        except TimeoutError:
+            if not sent:
+                raise _Skip(f"no free place within {timeout * 1000:.0f} ms "
+                            f"({slot.cap.in_flight} in flight, at most {slot.cap.limit})") from None
+            usage_now = getattr(slot.backend, "last_usage", None) if first_text_at else None
+            log.info("%s: timed out after %.0f ms (first text after %s ms; prompt %s)", slot.spec.name,
+                     timeout * 1000, _ms_or_none(first_text_at, sent[0]), usage_now)
+            cause = f"timed out after {timeout * 1000:.0f} ms"
+            if slot.in_process:
+                slot.last_error = cause
+                raise _Skip(cause) from None
+            raise BackendError(cause) from None
+        if self.cache is not None:
+            self.cache.store(request, prompt, slot.backend.model_id, template.name, text,
+                             write_behind=asyncio.get_running_loop().call_soon)
+        usage = dict(getattr(slot.backend, "last_usage", None) or {})
+        log.info("%s: %d chars in %.0f ms (first text after %s ms; %s)", slot.spec.name, len(text),
+                 _ms(sent[0]), _ms_or_none(first_text_at, sent[0]), usage)
+        if first_text_at and "prefilled_tokens" in usage and slot.prefill_speed is slot.prefill:
+            slot.prefill.observe(usage["prefilled_tokens"], first_text_at[0] - sent[0])
+        return CompletionResult(text, backend=slot.spec.name, cache="miss", prompt=prompt,
+                                latency_ms={"backend": _ms(asked)}, usage=usage)
+
+    def _failed(self, slot: BackendSlot, ticket: Any, cause: str) -> None:
+        slot.last_error = cause
+        transition = slot.breaker.failed(ticket, cause)
+        if transition is not None:
+            self._announce(slot, transition)
+            return
+        if slot.breaker.state != CLOSED:
+            return  # an outcome from before the breaker opened; the opening was announced
+        suppressed = self._repeats.allow((slot.spec.name, cause))
+        if suppressed is not None:
+            more = f" (and {suppressed} more like it in the last minute)" if suppressed else ""
+            log.warning("backend %s failed: %s%s", slot.spec.name, cause, more)
+
+    def _announce(self, slot: BackendSlot, transition: Transition | None) -> None:
+        """Log a breaker transition once and pass it to the listeners."""
+        if transition is None:
+            return
+        event = BreakerEvent(slot.spec.name, transition)
+        level = logging.INFO if transition.new == "half-open" else logging.WARNING
+        log.log(level, "%s", event.message)
+        if transition.new == CLOSED:
+            self._repeats.forget((slot.spec.name, slot.last_error))
+        for listener in list(self.listeners):
+            try:
+                listener(event)
+            except Exception:  # a listener's failure must not fail the request
+                log.debug("breaker listener failed", exc_info=True)
 
     async def warm(self, request: CompletionRequest) -> int:
-        """Prefill `request`'s prompt into the first usable backend that can warm its KV cache
-        (`warm(prompt) -> tokens evaluated`); best effort: 0 when none can, never a breaker failure."""
-        for slot in self.slots:
-            if not slot.breaker.allow() or getattr(slot.backend, "loading", False):
+        """Prefill `request`'s prompt into the first usable backend of its route that can warm its
+        KV cache (`warm(prompt) -> tokens evaluated`); best effort: 0 when none can or the backend
+        has no free place (a warm-up never waits for one), never a breaker outcome."""
+        for slot in self.route(request.multiline):
+            if slot.breaker.state != CLOSED or getattr(slot.backend, "loading", False):
                 continue
             warm = getattr(slot.backend, "warm", None)
             if warm is None:
                 return 0
+            slot.refresh_cap()
+            if not slot.cap.has_room():
+                return 0
             try:
-                return await warm(slot.template.render(request))
-            except (BackendError, RuntimeError, ValueError) as exc:
+                async with slot.cap.place(request.priority):
+                    return await warm(slot.template.render(request))
+            except (BackendError, Displaced, RuntimeError, ValueError) as exc:
                 log.debug("warm-up on %s failed: %s", slot.spec.name, exc)
                 return 0
         return 0
