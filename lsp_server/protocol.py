@@ -21,9 +21,15 @@ Completion requests get two more things:
   five requests would all be answered when the fifth is done. `completions_pending` counts the
   requests read and not answered yet.
 
-Invariants: handlers see the same typed params, in the same order, as with stock pygls; an
-exception in a document handler is reported through the server's error reporter and never stops
-the message loop; nothing outside document sync, stdin reading and completion requests changes.
+Frames are read by `jsonrpc_framing.FrameReader` (it resynchronises after a wrong Content-Length)
+and checked by `jsonrpc_dispatch.CheckedDispatch` (every request answered, the lifecycle enforced,
+types checked strictly by `jsonrpc_validation.strict_converter`) before pygls dispatches them; this
+holds on stdio and on TCP.
+
+Invariants: handlers see the same typed params, in the same order, as with stock pygls, for every
+message that passes the checks; an exception in a document handler is reported through the
+server's error reporter and never stops the message loop; nothing outside framing, checking,
+document sync, stdin reading and completion requests changes.
 """
 
 from __future__ import annotations
@@ -42,6 +48,9 @@ from pygls.exceptions import FeatureNotificationError, JsonRpcInternalError
 from pygls.feature_manager import is_thread_function
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from .jsonrpc_dispatch import CheckedDispatch, serve_frames
+from .jsonrpc_framing import FrameReader, StreamChunks, ThreadChunks
+
 log = logging.getLogger(__name__)
 
 _READ_LIMIT = 64 * 1024 * 1024
@@ -57,7 +66,7 @@ def received_version() -> int | None:
     return _RECEIVED_VERSION.get()
 
 
-class ArborProtocol(LanguageServerProtocol):
+class ArborProtocol(CheckedDispatch, LanguageServerProtocol):
     """LanguageServerProtocol without pygls's duplicate document store (see module docstring)."""
 
     _ids = count()
@@ -137,22 +146,21 @@ async def _pipe_reader(stdin) -> asyncio.StreamReader | None:
     try:
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
     except (ValueError, OSError, NotImplementedError) as exc:
-        log.info("stdin cannot be read on the event loop (%s); using pygls's thread reader", exc)
+        log.info("stdin cannot be read on the event loop (%s); using a reader thread", exc)
         return None
     return reader
 
 
 class FastStdioMixin:
-    """Mixed into the LanguageServer subclass: `start_io` reads stdin on the event loop.
-    `stdin_reader` says which reader serves: "event-loop", "thread" (fallback) or "" (not started)."""
+    """Mixed into the LanguageServer subclass: `start_io` reads stdin on the event loop, and both
+    `start_io` and `start_tcp` read frames with `FrameReader` and check them with the protocol's
+    `handle_body`. `stdin_reader` says which reader serves: "event-loop", "thread" (fallback) or
+    "" (not started)."""
 
     stdin_reader = ""
 
     def start_io(self, stdin=None, stdout=None) -> None:
-        try:
-            from pygls.io_ import StdinAsyncReader, StdoutWriter, run_async
-        except ImportError:  # a pygls without these internals: its own path still works
-            return super().start_io(stdin, stdout)  # type: ignore[misc]
+        from pygls.io_ import StdoutWriter
 
         self._stop_event = Event()
         source = stdin or sys.stdin.buffer
@@ -161,11 +169,11 @@ class FastStdioMixin:
         async def serve() -> None:
             reader = await _pipe_reader(source)
             self.stdin_reader = "event-loop"
-            if reader is None:
-                reader = StdinAsyncReader(source, self.thread_pool)
+            chunks: Any = StreamChunks(reader) if reader is not None else None
+            if chunks is None:
+                chunks = ThreadChunks(source, self.thread_pool)
                 self.stdin_reader = "thread"
-            await run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol,
-                            logger=log, error_handler=self.report_server_error)
+            await serve_frames(FrameReader(chunks), self.protocol, self._stop_event)
 
         try:
             asyncio.run(serve())
@@ -175,3 +183,23 @@ class FastStdioMixin:
             pass
         finally:
             self.shutdown()
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve one client at a time on host:port; the server stops when its client disconnects."""
+        self._stop_event = Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await serve_frames(FrameReader(StreamChunks(reader)), self.protocol, self._stop_event)
+            self.shutdown()
+
+        async def listen() -> None:
+            self._server = await asyncio.start_server(connection, host, port, limit=_READ_LIMIT)
+            log.info("serving LSP on %s", ", ".join(str(s.getsockname()) for s in self._server.sockets))
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(listen())
+        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
+            pass

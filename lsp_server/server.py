@@ -23,6 +23,7 @@ from .features import completion, custom, documents, feedback, indexing
 from .features.documents import DocumentListener, OpenDocument
 from .anticipation import Anticipation
 from .inflight import InflightCompletions
+from .jsonrpc_validation import strict_converter
 from .pipeline import CompletionPipeline
 from .progress import WorkDoneProgress
 from .protocol import ArborProtocol, FastStdioMixin
@@ -35,7 +36,7 @@ WORKING_STATUS_DELAY_S = 0.15  # how long a completion runs before the status sa
 
 class ArborServer(FastStdioMixin, LanguageServer):
     def __init__(self) -> None:
-        super().__init__("arbor-ls", __version__, protocol_cls=ArborProtocol)
+        super().__init__("arbor-ls", __version__, protocol_cls=ArborProtocol, converter_factory=strict_converter)
         self.settings = Settings()
         self.documents: dict[str, OpenDocument] = {}
         self.document_listeners: list[DocumentListener] = []
