@@ -49,6 +49,7 @@ from lsp_server.config import load_settings
 from lsp_server.pipeline import CompletionPipeline, language_id_for
 from lsp_server.positions import TextEdit
 from lsp_server.subcommands.target import build_index
+from lsp_server.prompt_request import request_from_parts
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -186,7 +187,7 @@ def run_trace(spec: str, tokenizer, templates: dict[str, FimTemplate], settings,
         began = time.perf_counter()
         parts = pipeline.build_context(path, text, offset, language=language)
         build_ms.append((time.perf_counter() - began) * 1000)
-        request = parts.to_request(multiline=False, max_tokens=64, repo_name=pipeline.repo_name)
+        request = request_from_parts(parts, multiline=False, max_tokens=64, repo_name=pipeline.repo_name)
         for name, template in templates.items():
             prompt = template.render(request)
             ids = tokenizer.encode(prompt, add_special_tokens=False).ids
@@ -268,7 +269,7 @@ async def order_check(specs: list[str], count: int, settings, templates: dict[st
         index.did_open(path, text, language_id_for(path))
         pipeline = CompletionPipeline(settings, root, index=index)
         parts = pipeline.build_context(path, text, offset)
-        request = parts.to_request(multiline=False, max_tokens=max_tokens, repo_name=pipeline.repo_name)
+        request = request_from_parts(parts, multiline=False, max_tokens=max_tokens, repo_name=pipeline.repo_name)
         case = {"path": os.path.relpath(path, root), "expected": expected}
         for name, template in templates.items():
             params = SamplingParams(max_tokens=max_tokens, stop=template.stop)

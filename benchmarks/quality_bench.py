@@ -37,6 +37,7 @@ from inference.backend_spec import BackendSpec  # noqa: E402
 from inference.router import Router  # noqa: E402
 from lsp_server.config import Settings  # noqa: E402
 from lsp_server.pipeline import CompletionPipeline  # noqa: E402
+from lsp_server.prompt_request import request_from_parts  # noqa: E402
 from pruning.budget import DEFAULT_TOKENIZER  # noqa: E402
 from pruning.postprocess import postprocess  # noqa: E402
 
@@ -66,7 +67,7 @@ async def run_case(pipeline: CompletionPipeline, router: Router, case: Case, set
     text = case.left if setting == "left" else case.left + case.right
     path = f"{BENCH_ROOT}/{case.path}"  # relative to the pipeline's workspace root: the case's own path
     parts = pipeline.build_context(path, text, len(case.left), language=case.language)
-    request = parts.to_request(multiline=False, max_tokens=max_tokens)
+    request = request_from_parts(parts, multiline=False, max_tokens=max_tokens)
     if setting == "fim+crossfile":
         cfg = pipeline.settings.context
         share = max(0.0, 1.0 - cfg.prefix_share - cfg.suffix_share)

@@ -5,7 +5,7 @@ Public API (stable names; see each module's docstring for invariants):
   old_tree=None)`, `get_parser(lang)`, `LANGUAGES`.
 - tags: `extract_tags(lang, tree, source) -> FileTags` with `Definition`, `Reference`, `Import`.
 - fingerprint: `semantic_fingerprint(definitions, imports, identifiers) -> str`.
-- graph: `SymbolGraph` (`definitions_of`, `dependents`, `imports_of`, `rank`, `rank_definitions`,
+- graph: `SymbolGraph` (`definitions_of`, `dependents`, `imports_of`, `out_edges`,
   `fingerprint`, `tags`, `files`).
 - workspace_index: `WorkspaceIndex` (the object the server holds; a document listener).
 - workspace: `ScanOptions`, `ScanReport`.

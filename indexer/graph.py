@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import posixpath
 import threading
-from collections import Counter, OrderedDict, defaultdict, deque
+from collections import Counter, defaultdict, deque
 from dataclasses import dataclass, field, replace
 from math import sqrt
 
 from indexer.definitions import definition_names
-from indexer.rank import personalized_pagerank
 from indexer.resolve import ModuleIndex, resolve_import, shared_path_length
 from indexer.tags import Definition, FileTags
 
@@ -93,8 +92,6 @@ class SymbolGraph:
         self._positions: dict[str, tuple[FileTags, dict[str, tuple[int, ...]]]] = {}  # see _name_positions
         self._binding_memo: dict[str, tuple] = {}  # see _bindings
         self._journal: deque[tuple[int, frozenset[str], frozenset[str] | None]] = deque(maxlen=JOURNAL_SIZE)
-        self._edges_version = 0
-        self._rank_cache: OrderedDict[str, tuple[int, dict[str, float]]] = OrderedDict()
 
     # ---- updates
 
@@ -124,7 +121,6 @@ class SymbolGraph:
                 return FileUpdate(path, False, tags.fingerprint)
             if old is not None:
                 self._resolve_fresh()  # so that `marked` names every importer
-            previous_edges = self._out_edges.get(path)
             in_place = old is not None and old.package == tags.package and old.language == tags.language
             if in_place:
                 self._update_entries(path, old, tags)
@@ -136,7 +132,7 @@ class SymbolGraph:
                 self._add_entries(path, tags)
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
-            self._invalidate_edges(path, old, tags, previous_edges)
+            self._invalidate_edges(path, old, tags)
             if in_place:
                 # module resolution depends on files' paths, packages and languages, not on their
                 # contents: importers resolve as before, and `path` itself only if its imports changed
@@ -160,7 +156,7 @@ class SymbolGraph:
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
             self._unresolved_dirty = True
-            self._invalidate_edges(path, old, None, self._out_edges.get(path))
+            self._invalidate_edges(path, old, None)
             self._out_edges.pop(path, None)
             self.layout_version += 1
             self._record({path} | marked, None)
@@ -277,31 +273,22 @@ class SymbolGraph:
                 if path in self._tags:
                     self._resolve(path)
             self._stale.clear()
-            self._edges_version += 1
 
     def _resolve_fresh(self) -> None:
         if self._fresh:
             for path in sorted(self._fresh):
                 self._resolve(path)  # discards it from `_fresh`
-            self._edges_version += 1
 
-    def _invalidate_edges(
-        self, path: str, old: FileTags | None, new: FileTags | None, previous: dict[str, float] | None
-    ) -> None:
-        """Drop cached out-edges that `path`'s new content can change; bump the edges version
-        (which invalidates cached ranks) only when some edge may really have changed."""
-        if not self._out_edges:  # nothing computed yet (e.g. during a scan)
-            self._edges_version += 1
-            return
-        old_names = set(definition_names(old.definitions)) if old else set()
-        new_names = set(definition_names(new.definitions)) if new else set()
-        changed_names = old_names ^ new_names
-        for name in changed_names:
-            for referrer in self._referrers.get(name, ()):
-                self._out_edges.pop(referrer, None)
+    def _invalidate_edges(self, path: str, old: FileTags | None, new: FileTags | None) -> None:
+        """Drop the out-edges that `path`'s new content can change: its own, and those of the
+        files referring to a name it started or stopped defining."""
+        if self._out_edges:
+            old_names = set(definition_names(old.definitions)) if old else set()
+            new_names = set(definition_names(new.definitions)) if new else set()
+            for name in old_names ^ new_names:
+                for referrer in self._referrers.get(name, ()):
+                    self._out_edges.pop(referrer, None)
         self._out_edges.pop(path, None)
-        if changed_names or previous is None or new is None or self._edges_from(path) != previous:
-            self._edges_version += 1
 
     # ---- queries
 
@@ -431,7 +418,7 @@ class SymbolGraph:
                 for target in targets:
                     self._follow(target, name, add_from, hops - 1)
 
-    # ---- ranking
+    # ---- closeness
 
     def out_edges(self, path: str) -> dict[str, float]:
         """Weighted edges from `path` to the files defining what it refers to and what it imports."""
@@ -461,37 +448,3 @@ class SymbolGraph:
         result = dict(edges)
         self._out_edges[path] = result
         return result
-
-    def rank(self, focus_path: str) -> dict[str, float]:
-        """Relevance of every file to `focus_path`: personalised PageRank over reference edges."""
-        with self._lock:
-            self._refresh()
-            cached = self._rank_cache.get(focus_path)
-            if cached is not None and cached[0] == self._edges_version:
-                self._rank_cache.move_to_end(focus_path)
-                return dict(cached[1])
-            edges = {path: self._edges_from(path) for path in self._tags}
-            start = cached[1] if cached is not None else None
-            result = personalized_pagerank(edges, {focus_path: 1.0}, start=start)
-            self._rank_cache[focus_path] = (self._edges_version, result)
-            while len(self._rank_cache) > 16:
-                self._rank_cache.popitem(last=False)
-            return dict(result)
-
-    def rank_definitions(self, focus_path: str, limit: int = 50) -> list[tuple[float, str, Definition]]:
-        """Definitions outside `focus_path`, most relevant first: file rank spread over the file's
-        definitions, weighted toward names `focus_path` refers to (from the best-ranked files)."""
-        file_rank = self.rank(focus_path)
-        with self._lock:
-            focus_refs = self._ref_counts.get(focus_path, {})
-            scored: list[tuple[float, str, Definition]] = []
-            top_files = sorted(file_rank.items(), key=lambda item: (-item[1], item[0]))[:max(limit, 64)]
-            for path, score in top_files:
-                if path == focus_path or score <= 0 or path not in self._tags:
-                    continue
-                definitions = self._tags[path].definitions
-                for d in definitions:
-                    weight = (1.0 + 4.0 * focus_refs.get(d.name, 0)) / (1.0 + len(definitions))
-                    scored.append((score * weight, path, d))
-            scored.sort(key=lambda item: (-item[0], item[1], item[2].start_byte))
-            return scored[:limit]

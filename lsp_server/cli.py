@@ -2,8 +2,9 @@
 otherwise: `arbor-ls`, `arbor-ls --stdio`, `arbor-ls --tcp HOST:PORT` and `arbor-ls --port N` are
 what editors run, and each means the same as `arbor-ls serve` with that flag.
 
-Each subcommand is a module in `lsp_server/subcommands/` with `register(subparsers)` and
-`run(args) -> int`. Bad input gives one line on stderr and exit code 2, never a traceback.
+Each subcommand is a module with `register(subparsers)` and `run(args) -> int`: the built-in ones
+in `lsp_server/subcommands/`, others (`bench`, from the benchmarks package) found through the
+`arbor_ls.subcommands` entry point group, so that lsp_server imports no package that imports it. Bad input gives one line on stderr and exit code 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -12,12 +13,14 @@ import argparse
 import importlib
 import logging
 import sys
+from importlib.metadata import entry_points
 
 from . import __version__
 from .errors import UsageError
 from .subcommands import serve
 
-SUBCOMMANDS = ("serve", "complete", "context", "model", "bench", "index")
+SUBCOMMANDS = ("serve", "complete", "context", "model", "index")
+PLUGIN_GROUP = "arbor_ls.subcommands"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"lsp_server.subcommands.{name}").register(subparsers)
+    for plugin in sorted(entry_points(group=PLUGIN_GROUP), key=lambda ep: ep.name):
+        if plugin.name not in SUBCOMMANDS:
+            plugin.load().register(subparsers)
     return parser
 
 

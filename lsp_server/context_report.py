@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from inference.templates import FimTemplate
-from pruning.context import PromptParts
+from pruning.prompt import PromptParts
+
+from .prompt_request import request_from_parts
 
 
 def context_report(parts: PromptParts, template: FimTemplate, repo_name: str = "") -> dict[str, Any]:
     data = parts.to_json()
-    request = parts.to_request(repo_name=repo_name)
+    request = request_from_parts(parts, repo_name=repo_name)
     return {
         "prompt": template.render(request),
         "template": template.name,

@@ -1,4 +1,4 @@
-"""Token counting and budget packing for prompt context.
+"""Token counting and the FIM windows of a prompt.
 
 A `Tokenizer` is anything with `count(text) -> int`. `ApproxTokenizer` is a fast stand-in for a
 code model's BPE (about one token per identifier piece of up to four characters, per punctuation
@@ -6,9 +6,7 @@ mark, per run of non-newline whitespace and per newline); it is additive over li
 `count(a + b) == count(a) + count(b)` whenever `a` ends with a newline. `ModelTokenizer` wraps a
 Hugging Face `tokenizers.Tokenizer` (the model's own), which is the exact figure when known.
 
-Packing invariants:
-- `pack` never returns items whose summed `tokens` exceed the budget;
-- it is deterministic: ties in value per token are broken by `Candidate.order_key`;
+Window invariants:
 - windows (`prefix_window`, `suffix_window`) only ever cut at line boundaries and never exceed
   their budget; the one exception to whole lines is a cursor line that alone exceeds the budget,
   which is trimmed at its far end (the start of the prefix's last line, the end of the suffix's
@@ -26,7 +24,6 @@ Packing invariants:
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol, runtime_checkable
@@ -104,35 +101,6 @@ class ModelTokenizer:
 
 
 DEFAULT_TOKENIZER = ApproxTokenizer()
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """Something that may go into the prompt: `value` is its expected usefulness (> 0)."""
-
-    key: str
-    tokens: int
-    value: float
-    order_key: tuple = ()
-
-
-def pack(candidates: Sequence[Candidate], budget: int) -> list[Candidate]:
-    """Greedy value-per-token packing: best ratio first, skipping what no longer fits.
-
-    Returns the chosen candidates in the order they were chosen (best first). Candidates with a
-    non-positive value or a token count above `budget` are never chosen.
-    """
-    ranked = sorted(
-        (c for c in candidates if c.value > 0 and 0 < c.tokens <= budget),
-        key=lambda c: (-c.value / c.tokens, -c.value, c.order_key, c.key),
-    )
-    chosen: list[Candidate] = []
-    left = budget
-    for candidate in ranked:
-        if candidate.tokens <= left:
-            chosen.append(candidate)
-            left -= candidate.tokens
-    return chosen
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,20 +16,19 @@ header per file block, all counted with the same tokenizer.
 
 from __future__ import annotations
 
-import heapq
 import os
-from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
 import xxhash
 
 from indexer import languages
-from inference.api import CompletionRequest, ContextSnippet
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
 from .candidates import Piece, ladder_pieces, local_definitions, prepare_file_uses, reference_pieces, warm_references
 from .lookup import IndexLookup, encode
+from .packing import drop_repeated_headers, headers, layout, layout_key, pack
+from .prompt import PromptParts, SnippetInfo
 from .references import names_near_cursor
 from .scopes import scope_chain
 from .semantic_key import semantic_key
@@ -40,49 +39,6 @@ from .syntax import syntax_for
 WINDOW_QUANTUM = 8
 # Tokens: the budget that snippets leave to the prefix window is rounded down to a multiple of this.
 FLOW_BACK_STEP = 64
-
-
-@dataclass(frozen=True, slots=True)
-class SnippetInfo:
-    path: str
-    symbol: str
-    kind: str
-    start_line: int
-    end_line: int
-    tokens: int
-    reason: str
-    text: str
-
-
-@dataclass(slots=True)
-class PromptParts:
-    prefix: str
-    suffix: str
-    path: str = ""
-    language: str = ""
-    snippets: list[SnippetInfo] = field(default_factory=list)
-    tokens: int = 0
-    budget: int = 0
-    depends_on: tuple[tuple[str, str], ...] = ()
-    semantic_key: str = ""
-
-    def to_request(self, **sampling: Any) -> CompletionRequest:
-        """One `ContextSnippet` per file block: consecutive snippets of a path are joined."""
-        blocks: list[ContextSnippet] = []
-        for snippet in self.snippets:
-            if blocks and blocks[-1].path == snippet.path:
-                blocks[-1] = ContextSnippet(snippet.path, blocks[-1].text + snippet.text)
-            else:
-                blocks.append(ContextSnippet(snippet.path, snippet.text))
-        return CompletionRequest(prefix=self.prefix, suffix=self.suffix, path=self.path, language=self.language,
-                                 snippets=tuple(blocks), depends_on=self.depends_on,
-                                 semantic_key=self.semantic_key, **sampling)
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        for snippet in data["snippets"]:
-            snippet.pop("text")
-        return data
 
 
 def build_context(path: str, text: str, offset: int, *, language: str = "", budget_tokens: int = 1024,
@@ -137,10 +93,10 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     # A cut prefix window reserves its whole share, so that what is typed at the cursor does not
     # shrink the snippets' budget keystroke by keystroke.
     reserved = prefix_budget if pre.start_line > 0 else pre.tokens
-    chosen = _pack(pieces, budget_tokens - reserved - suf.tokens, display, count)
+    chosen = pack(pieces, budget_tokens - reserved - suf.tokens, display, count)
 
     def total() -> int:
-        return pre.tokens + suf.tokens + sum(t for _, t in chosen) + _headers(chosen, display, count)
+        return pre.tokens + suf.tokens + sum(t for _, t in chosen) + headers(chosen, display, count)
 
     if budget_tokens - total() > 0 and pre.text != prefix_text:
         # what flows back is counted in steps, so that small changes in the snippets' size (the
@@ -154,9 +110,9 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         suf = suffix_window(suffix_text, suf.tokens + budget_tokens - total(), tok, quantum=WINDOW_QUANTUM)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     chosen = [(p, t) for p, t in chosen if not (p.current and visible[0] <= p.start_line and p.end_line <= visible[1])]
-    chosen = _drop_repeated_headers(sorted(chosen, key=lambda c: _layout_key(c[0], display)), count)
+    chosen = drop_repeated_headers(sorted(chosen, key=lambda c: layout_key(c[0], display)), count)
     used = total()
-    snippets = _layout(chosen, display, path)
+    snippets = layout(chosen, display, path)
     own = (lookup.fingerprint(path) if lookup is not None else "") or xxhash.xxh3_64_hexdigest(source)
     depends = {display[path]: own}
     for piece, _ in chosen:
@@ -205,101 +161,6 @@ def _display(path: str, root: str | None) -> str:
         if not relative.startswith(".."):
             return relative.replace(os.sep, "/")
     return path.replace(os.sep, "/")
-
-
-def _header_cost(display_path: str, count) -> int:
-    return count(display_path) + 3  # file separator token, newline, blank line between blocks
-
-
-def _pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> list[tuple[Piece, int]]:
-    """Greedy by value per token over snippets and their upgrades; no overlaps.
-
-    A heap holds every compact piece keyed by value per token; when one is taken, its fuller
-    rendering enters the heap keyed by its marginal value per marginal token, so an upgrade
-    competes with the remaining compact pieces. A file's header is paid by its first snippet.
-    Ties break on (path, line, symbol, kind): the result is deterministic.
-    """
-    heap: list[tuple] = []
-    for index, piece in enumerate(pieces):
-        tokens = count(piece.text)
-        if piece.value > 0 and tokens > 0:
-            heapq.heappush(heap, (-piece.value / tokens, -piece.value, _order(piece, display), index, -1, tokens, piece))
-    chosen: list[tuple[Piece, int]] = []
-    paths: set[str] = set()
-    left = budget
-    while heap:
-        _, _, _, index, slot, tokens, piece = heapq.heappop(heap)
-        if slot >= 0:  # an upgrade of chosen[slot]: `tokens` is the marginal cost
-            if tokens <= left:
-                chosen[slot] = (piece, chosen[slot][1] + tokens)
-                left -= tokens
-            continue
-        if any(_covers(other, piece) or _covers(piece, other) for other, _ in chosen):
-            continue
-        cost = tokens + (0 if piece.path in paths else _header_cost(display[piece.path], count))
-        if cost > left:
-            continue
-        chosen.append((piece, tokens))
-        paths.add(piece.path)
-        left -= cost
-        upgrade = piece.upgrade
-        if upgrade is not None:
-            extra = count(upgrade.text) - tokens
-            gain = upgrade.value - piece.value
-            if extra > 0 and gain > 0:
-                heapq.heappush(heap, (-gain / extra, -gain, _order(upgrade, display), index, len(chosen) - 1,
-                                      extra, upgrade))
-    return chosen
-
-
-def _order(piece: Piece, display: dict[str, str]) -> tuple:
-    return (display[piece.path], piece.start_line, piece.symbol, piece.kind)
-
-
-def _covers(outer: Piece, inner: Piece) -> bool:
-    """Whether `outer` already shows `inner` (same file, its lines inside, a fuller form)."""
-    if outer.path != inner.path or outer.kind in ("imports", "outline") or inner.kind in ("imports", "outline"):
-        return outer.path == inner.path and outer.symbol == inner.symbol and outer.kind == inner.kind
-    inside = outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
-    return inside and (outer.form in ("full", "skeleton") or outer.symbol == inner.symbol)
-
-
-def _headers(chosen: list[tuple[Piece, int]], display: dict[str, str], count) -> int:
-    return sum(_header_cost(display[p], count) for p in {piece.path for piece, _ in chosen})
-
-
-def _layout_key(piece: Piece, display: dict[str, str]) -> tuple:
-    return (piece.current, display[piece.path], piece.start_line, piece.symbol)
-
-
-def _drop_repeated_headers(ordered: list[tuple[Piece, int]], count) -> list[tuple[Piece, int]]:
-    """In layout order, a snippet that starts with the same container header line as an earlier
-    snippet of the same file run loses that line: `class Order:` is shown once above its members."""
-    out: list[tuple[Piece, int]] = []
-    last_header = ("", "")
-    for piece, tokens in ordered:
-        header, _, rest = piece.text.partition("\n")
-        is_header = header.rstrip().endswith((":", "{")) and not header[:1].isspace() and rest.strip()
-        if is_header and last_header == (piece.path, header):
-            piece = piece._replace(text=rest, upgrade=None)
-            tokens = count(rest)
-        elif is_header:
-            last_header = (piece.path, header)
-        else:
-            last_header = (piece.path, "") if last_header[0] != piece.path else last_header
-        out.append((piece, tokens))
-    return out
-
-
-def _layout(chosen: list[tuple[Piece, int]], display: dict[str, str], path: str) -> list[SnippetInfo]:
-    """Other files by path then line, then the current file's snippets by line."""
-    ordered = sorted(chosen, key=lambda c: _layout_key(c[0], display))
-    return [
-        SnippetInfo(path=display[piece.path], symbol=piece.symbol, kind=piece.kind,
-                    start_line=piece.start_line + 1, end_line=piece.end_line + 1, tokens=tokens,
-                    reason=piece.reason, text=piece.text)
-        for piece, tokens in ordered
-    ]
 
 
 def _scope_signature(scopes, source: bytes, offset: int) -> bytes:

@@ -1,11 +1,10 @@
-"""Fingerprint invariants and graph queries (dependents, ranking)."""
+"""Fingerprint invariants and graph queries (dependents, closeness)."""
 
 from __future__ import annotations
 
 import pytest
 
 from indexer import SymbolGraph
-from indexer.rank import personalized_pagerank
 
 BASE = "import os\n\n\ndef area(r):\n    # radius squared\n    return 3.14 * r * r  # pi\n\nNAME = 'circle'\n"
 
@@ -50,39 +49,30 @@ def _graph(tags_of, files):
     return graph
 
 
-def test_rank_prefers_what_the_focus_file_uses(tags_of):
+def test_closeness_weighs_the_files_whose_names_the_focus_file_uses(tags_of):
     graph = _graph(tags_of, {
-        "/w/main.py": ("python", "from util import helper\n\nhelper()\nhelper()\n"),
+        "/w/main.py": ("python", "from util import helper\n\nhelper()\nhelper()\nShape()\n"),
         "/w/util.py": ("python", "def helper():\n    return Shape()\n"),
         "/w/shapes.py": ("python", "class Shape:\n    pass\n"),
         "/w/unrelated.py": ("python", "def lonely():\n    pass\n"),
     })
-    rank = graph.rank("/w/main.py")
-    assert abs(sum(rank.values()) - 1.0) < 1e-6
-    assert rank["/w/util.py"] > rank["/w/shapes.py"] > rank.get("/w/unrelated.py", 0.0)
-    # shapes.py is reached only through util.py, unrelated.py not at all
-    best = graph.rank_definitions("/w/main.py", limit=3)
-    assert [d.name for _, _, d in best] == ["helper", "Shape"]
+    edges = graph.out_edges("/w/main.py")
+    # imported and used twice > used once, never imported > not used at all
+    assert edges["/w/util.py"] > edges["/w/shapes.py"] > 0
+    assert "/w/unrelated.py" not in edges and "/w/main.py" not in edges
 
 
-def test_rank_is_recomputed_after_edges_change(tags_of):
+def test_closeness_follows_an_edit_of_the_focus_file(tags_of):
     graph = _graph(tags_of, {
         "/w/main.py": ("python", "a()\n"),
         "/w/a.py": ("python", "def a():\n    pass\n"),
         "/w/b.py": ("python", "def b():\n    pass\n"),
     })
-    first = graph.rank("/w/main.py")
-    assert first["/w/a.py"] > first.get("/w/b.py", 0.0)
+    assert set(graph.out_edges("/w/main.py")) == {"/w/a.py"}
     graph.set_file("/w/main.py", tags_of("python", "b()\nb()\n"))
-    second = graph.rank("/w/main.py")
-    assert second["/w/b.py"] > second.get("/w/a.py", 0.0)
-
-
-def test_pagerank_basics():
-    rank = personalized_pagerank({"a": {"b": 1.0}, "b": {"c": 1.0}}, {"a": 1.0})
-    assert rank["a"] > rank["b"] > rank["c"] > 0
-    assert abs(sum(rank.values()) - 1) < 1e-6
-    assert personalized_pagerank({}, {}) == {}
+    assert set(graph.out_edges("/w/main.py")) == {"/w/b.py"}
+    graph.set_file("/w/b.py", tags_of("python", "def c():\n    pass\n"))  # b() no longer defined there
+    assert graph.out_edges("/w/main.py") == {}
 
 
 def test_remove_file_drops_symbols_and_edges(tags_of):

@@ -47,7 +47,7 @@ def graph_answers(index: WorkspaceIndex) -> dict:
             "imports_of": graph.imports_of(path),
             "dependents": sorted(graph.dependents(path)),
             "definitions_of": {d.name: graph.definitions_of(d.name, path) for d in tags.definitions},
-            "rank": graph.rank(path),
+            "out_edges": graph.out_edges(path),
         }
     return answers
 

@@ -58,8 +58,6 @@ def answers(graph: SymbolGraph) -> dict:
             "dependents": sorted(graph.dependents(path)),
             "out_edges": graph.out_edges(path),
             "definitions_of": {name: graph.definitions_of(name, path) for name in definition_names(tags.definitions)},
-            # equal up to float summation order (edges are summed in insertion order)
-            "rank": {other: round(weight, 12) for other, weight in graph.rank(path).items()},
         }
     return out
 

@@ -1,8 +1,8 @@
 from hypothesis import given, settings, strategies as st
 
-from pruning.budget import (
-    ApproxTokenizer, BudgetShares, Candidate, ModelTokenizer, pack, prefix_window, suffix_window,
-)
+from pruning.budget import ApproxTokenizer, BudgetShares, ModelTokenizer, prefix_window, suffix_window
+from pruning.candidates import Piece
+from pruning.packing import header_cost, headers, pack
 
 TOKENIZER = ApproxTokenizer()
 code_lines = st.lists(st.text(alphabet="abcdefgh_ (){}:.,=\t\"'", max_size=60), max_size=40)
@@ -35,23 +35,50 @@ def test_model_tokenizer_wraps_encode():
     assert ModelTokenizer(Fake()).count("") == 0
 
 
+def _piece(i: int, path: str, line: int, words: int, value: float, upgrade_words: int = 0) -> Piece:
+    text = "w " * words + "\n"
+    upgrade = None
+    if upgrade_words:
+        upgrade = Piece(path, f"s{i}", "function", line, line + 1, "w " * upgrade_words + "\n", "", value * 2,
+                        False, "full")
+    return Piece(path, f"s{i}", "function", line, line, text, "", value, False, "signature", upgrade)
+
+
+pieces_st = st.lists(st.tuples(st.sampled_from(["a.py", "b.py", "c.py"]), st.integers(1, 30),
+                               st.floats(0.01, 10), st.integers(0, 40)), max_size=25)
+
+
 @settings(max_examples=200, deadline=None)
-@given(
-    st.lists(st.tuples(st.integers(1, 50), st.floats(0.01, 10)), max_size=30),
-    st.integers(0, 200),
-)
-def test_pack_never_exceeds_budget_and_is_deterministic(items, budget):
-    candidates = [Candidate(key=f"c{i}", tokens=t, value=v, order_key=(i,)) for i, (t, v) in enumerate(items)]
-    chosen = pack(candidates, budget)
-    assert sum(c.tokens for c in chosen) <= budget
-    assert pack(list(reversed(candidates)), budget) == chosen
+@given(pieces_st, st.integers(0, 300))
+def test_pack_never_exceeds_budget_with_headers_and_is_deterministic(items, budget):
+    pieces = [_piece(i, path, i * 10, words, value, upgrade) for i, (path, words, value, upgrade) in enumerate(items)]
+    display = {p: p for p in ("a.py", "b.py", "c.py")}
+    count = TOKENIZER.count
+    chosen = pack(pieces, budget, display, count)
+    assert sum(tokens for _, tokens in chosen) + headers(chosen, display, count) <= budget
+    for piece, tokens in chosen:
+        assert tokens == count(piece.text)
+    assert pack(list(reversed(pieces)), budget, display, count) == chosen
 
 
-def test_pack_prefers_value_per_token():
-    cheap = Candidate("cheap", tokens=10, value=5.0)
-    dear = Candidate("dear", tokens=100, value=20.0)
-    filler = Candidate("filler", tokens=80, value=1.0)
-    assert [c.key for c in pack([dear, cheap, filler], 100)] == ["cheap", "filler"]
+def test_pack_prefers_value_per_token_and_pays_each_header_once():
+    count = TOKENIZER.count
+    display = {"a.py": "a.py"}
+    cheap = _piece(0, "a.py", 0, 10, 5.0)
+    dear = _piece(1, "a.py", 10, 100, 20.0)
+    filler = _piece(2, "a.py", 20, 60, 1.0)
+    budget = count(cheap.text) + count(filler.text) + header_cost("a.py", count)
+    assert [p.symbol for p, _ in pack([dear, cheap, filler], budget, display, count)] == ["s0", "s2"]
+
+
+def test_pack_applies_an_upgrade_only_with_the_budget_it_needs():
+    count = TOKENIZER.count
+    display = {"a.py": "a.py"}
+    piece = _piece(0, "a.py", 0, 5, 1.0, upgrade_words=20)
+    base = count(piece.text) + header_cost("a.py", count)
+    assert [p.form for p, _ in pack([piece], base, display, count)] == ["signature"]
+    chosen = pack([piece], base + count(piece.upgrade.text) - count(piece.text), display, count)
+    assert [p.form for p, _ in chosen] == ["full"] and chosen[0][1] == count(piece.upgrade.text)
 
 
 @settings(max_examples=200, deadline=None)

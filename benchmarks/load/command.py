@@ -1,5 +1,8 @@
 """`arbor-ls bench`: the LSP latency load test (benchmarks/load), for users' CI and our figures.
 
+A plugin subcommand: pyproject.toml registers this module under the `arbor_ls.subcommands` entry
+point group, and `lsp_server.cli` loads it from there, so lsp_server never imports benchmarks.
+
 It starts arbor-ls as a subprocess on stdio, replays typing traces over LSP, measures client-side
 latency per scenario against arbor-ls and a bare pygls server, and exits 1 when a threshold given
 on the command line (--max-p95-ms, --max-errors) is exceeded or the server crashed.
@@ -9,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import UsageError
+from benchmarks.load.main import add_arguments
+from benchmarks.load.main import run as run_bench
+from lsp_server.errors import UsageError
 
 DESCRIPTION = ("Load-test arbor-ls over LSP: type real files character by character, change definitions used "
                "by other files, type in several documents and with several concurrent typists; measure "
@@ -22,18 +27,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("bench", help="LSP latency load test (exit 1 when a threshold is exceeded)",
                               description=DESCRIPTION)
     p.set_defaults(func=run)
-    try:
-        from benchmarks.load.main import add_arguments
-    except ImportError:  # installed without the benchmarks package: `run` explains
-        return
     add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        from benchmarks.load.main import run as run_bench
-    except ImportError as exc:
-        raise UsageError(f"the load test is not installed with this arbor-ls ({exc})") from None
     try:
         return run_bench(args)
     except ValueError as exc:

@@ -1,0 +1,114 @@
+"""Packing and layout of candidate snippets into a token budget (pure).
+
+Invariants:
+- `pack` never chooses pieces whose tokens plus one header per file block exceed the budget;
+  a file's header (`header_cost`) is paid by its first chosen snippet;
+- no two chosen pieces overlap (`covers`): a fuller form of a definition replaces its compact
+  form only as an upgrade, paid for by its marginal tokens;
+- it is deterministic: ties in value per token break on (display path, line, symbol, kind);
+- `layout` orders other files by display path then line, then the current file by line
+  (stable-first: consecutive prompts share their beginning).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from .candidates import Piece
+from .prompt import SnippetInfo
+
+def header_cost(display_path: str, count) -> int:
+    return count(display_path) + 3  # file separator token, newline, blank line between blocks
+
+
+def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> list[tuple[Piece, int]]:
+    """Greedy by value per token over snippets and their upgrades; no overlaps.
+
+    A heap holds every compact piece keyed by value per token; when one is taken, its fuller
+    rendering enters the heap keyed by its marginal value per marginal token, so an upgrade
+    competes with the remaining compact pieces. A file's header is paid by its first snippet.
+    Ties break on (path, line, symbol, kind): the result is deterministic.
+    """
+    heap: list[tuple] = []
+    for index, piece in enumerate(pieces):
+        tokens = count(piece.text)
+        if piece.value > 0 and tokens > 0:
+            heapq.heappush(heap, (-piece.value / tokens, -piece.value, _order(piece, display), index, -1, tokens, piece))
+    chosen: list[tuple[Piece, int]] = []
+    paths: set[str] = set()
+    left = budget
+    while heap:
+        _, _, _, index, slot, tokens, piece = heapq.heappop(heap)
+        if slot >= 0:  # an upgrade of chosen[slot]: `tokens` is the marginal cost
+            if tokens <= left:
+                chosen[slot] = (piece, chosen[slot][1] + tokens)
+                left -= tokens
+            continue
+        if any(covers(other, piece) or covers(piece, other) for other, _ in chosen):
+            continue
+        cost = tokens + (0 if piece.path in paths else header_cost(display[piece.path], count))
+        if cost > left:
+            continue
+        chosen.append((piece, tokens))
+        paths.add(piece.path)
+        left -= cost
+        upgrade = piece.upgrade
+        if upgrade is not None:
+            extra = count(upgrade.text) - tokens
+            gain = upgrade.value - piece.value
+            if extra > 0 and gain > 0:
+                heapq.heappush(heap, (-gain / extra, -gain, _order(upgrade, display), index, len(chosen) - 1,
+                                      extra, upgrade))
+    return chosen
+
+
+def _order(piece: Piece, display: dict[str, str]) -> tuple:
+    return (display[piece.path], piece.start_line, piece.symbol, piece.kind)
+
+
+def covers(outer: Piece, inner: Piece) -> bool:
+    """Whether `outer` already shows `inner` (same file, its lines inside, a fuller form)."""
+    if outer.path != inner.path or outer.kind in ("imports", "outline") or inner.kind in ("imports", "outline"):
+        return outer.path == inner.path and outer.symbol == inner.symbol and outer.kind == inner.kind
+    inside = outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
+    return inside and (outer.form in ("full", "skeleton") or outer.symbol == inner.symbol)
+
+
+def headers(chosen: list[tuple[Piece, int]], display: dict[str, str], count) -> int:
+    return sum(header_cost(display[p], count) for p in {piece.path for piece, _ in chosen})
+
+
+def layout_key(piece: Piece, display: dict[str, str]) -> tuple:
+    return (piece.current, display[piece.path], piece.start_line, piece.symbol)
+
+
+def drop_repeated_headers(ordered: list[tuple[Piece, int]], count) -> list[tuple[Piece, int]]:
+    """In layout order, a snippet that starts with the same container header line as an earlier
+    snippet of the same file run loses that line: `class Order:` is shown once above its members."""
+    out: list[tuple[Piece, int]] = []
+    last_header = ("", "")
+    for piece, tokens in ordered:
+        header, _, rest = piece.text.partition("\n")
+        is_header = header.rstrip().endswith((":", "{")) and not header[:1].isspace() and rest.strip()
+        if is_header and last_header == (piece.path, header):
+            piece = piece._replace(text=rest, upgrade=None)
+            tokens = count(rest)
+        elif is_header:
+            last_header = (piece.path, header)
+        else:
+            last_header = (piece.path, "") if last_header[0] != piece.path else last_header
+        out.append((piece, tokens))
+    return out
+
+
+def layout(chosen: list[tuple[Piece, int]], display: dict[str, str], path: str) -> list[SnippetInfo]:
+    """Other files by path then line, then the current file's snippets by line."""
+    ordered = sorted(chosen, key=lambda c: layout_key(c[0], display))
+    return [
+        SnippetInfo(path=display[piece.path], symbol=piece.symbol, kind=piece.kind,
+                    start_line=piece.start_line + 1, end_line=piece.end_line + 1, tokens=tokens,
+                    reason=piece.reason, text=piece.text)
+        for piece, tokens in ordered
+    ]
+
+
