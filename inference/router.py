@@ -6,9 +6,9 @@ Policy (see `routing` for the routes and deadlines, `breaker`, `inflight_cap`):
   `min(timeoutMs, time left before the deadline)`, and its place under the backend's in-flight cap
   is waited for within that time.
 - A failure, a timeout, an open breaker, a model still loading or a place lost to a newer request
-  falls through to the next backend while the deadline leaves time; then the cache is asked once
-  more for every backend of the route (a completion for an equivalent context, which a request
-  that finished meanwhile may have stored); else `complete` raises `BackendError` naming each
+  falls through to the next backend while the deadline leaves time. Each backend's cache entries
+  (exact, then an equivalent context through the semantic tier) are asked before the backend,
+  those of the backends the deadline left no time for at the end; else `complete` raises `BackendError` naming each
   backend's last real cause once (or `BackendLoading` when every backend tried was loading). The
   server answers that with an empty result: the client never sees an internal error.
 - Breaker outcomes: an error (`BackendError`, or anything unexpected a backend raises) counts as
@@ -127,7 +127,9 @@ class Router:
         causes: list[str] = list(self.problems)
         tried = loading = 0
         route = self.route(request.multiline)
+        looked_up = 0
         for slot in route:
+            looked_up += 1
             hit = self._cached(slot, request, verify, started)
             if hit is not None:
                 return hit
@@ -163,7 +165,7 @@ class Router:
                 slot.last_error = ""
                 return result
             causes.append(f"{slot.spec.name}: {slot.last_error}")
-        for slot in route:
+        for slot in route[looked_up:]:  # backends the deadline left no time to ask
             hit = self._cached(slot, request, verify, started)
             if hit is not None:
                 return hit

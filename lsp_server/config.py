@@ -21,7 +21,9 @@ from typing import Any
 import cattrs
 
 from inference.backend_spec import BackendSpec
+from inference.breaker import BreakerSettings
 from inference.cache.settings import CacheSettings
+from inference.routing import RouteSettings
 from indexer.workspace import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, MAX_FILE_BYTES
 
 from .errors import UsageError
@@ -94,6 +96,8 @@ class Settings:
     context: ContextSettings = field(default_factory=ContextSettings)
     cache: CacheSettings = field(default_factory=CacheSettings)
     index: IndexSettings = field(default_factory=IndexSettings)
+    route: RouteSettings = field(default_factory=RouteSettings)  # backends per mode, deadlines
+    breaker: BreakerSettings = field(default_factory=BreakerSettings)
     log_level: str = "info"
 
 
