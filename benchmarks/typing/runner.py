@@ -47,8 +47,12 @@ def settings_for(system: str, llama_url: str | None) -> dict[str, Any]:
 
 
 def backend_loading(stats: Any) -> bool:
+    """Whether the server is still bringing its backends up: no backend listed yet (the server
+    creates them in a worker thread after `initialized`) or one reporting a loading state."""
     rows = stats.get("backends") if isinstance(stats, dict) else None
-    for row in rows or []:
+    if not rows:
+        return True
+    for row in rows:
         inner = row.get("stats") if isinstance(row.get("stats"), dict) else {}
         states = {str(row.get("state", "")), str(row.get("status", "")), str(inner.get("state", ""))}
         if states & LOADING_STATES or inner.get("loading") or row.get("loading"):
