@@ -271,21 +271,24 @@ class Router:
 
     async def warm(self, request: CompletionRequest) -> int:
         """Prefill `request`'s prompt into the first usable backend of its route that can warm its
-        KV cache (`warm(prompt) -> tokens evaluated`); best effort: 0 when none can or the backend
-        has no free place (a warm-up never waits for one), never a breaker outcome."""
+        KV cache (`warm_request(request, prompt)` or `warm(prompt)` -> tokens evaluated); best
+        effort: 0 when none can or the backend has no free place (a warm-up never waits for one),
+        never a breaker outcome."""
         for slot in self.route(request.multiline):
             if slot.breaker.state != CLOSED or getattr(slot.backend, "loading", False):
                 continue
+            warm_request = getattr(slot.backend, "warm_request", None)  # servers that lay out FIM themselves
             warm = getattr(slot.backend, "warm", None)
-            if warm is None:
+            if warm is None and warm_request is None:
                 return 0
             slot.refresh_cap()
             if not slot.cap.has_room():
                 return 0
+            prompt = slot.template.render(request)
             try:
                 async with slot.cap.place(request.priority):
-                    return await warm(slot.template.render(request))
-            except (BackendError, Displaced, RuntimeError, ValueError) as exc:
+                    return await (warm_request(request, prompt) if warm_request is not None else warm(prompt))
+            except Exception as exc:  # best effort: whatever goes wrong, the next request will tell
                 log.debug("warm-up on %s failed: %s", slot.spec.name, exc)
                 return 0
         return 0
