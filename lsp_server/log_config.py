@@ -1,0 +1,76 @@
+"""Where the server's log lines go, at which level, and the scrubbing on the way out.
+
+Invariants:
+- One stderr handler on the root logger, with a `RedactingFilter`: no log line, at any level,
+  carries a secret, a configured API key or a URL's userinfo.
+- The level is `--log-level` when given on the command line, else the `logLevel` setting
+  (`apply_setting`), else warning.
+- httpx and httpcore log at warning and above only (their info lines name every URL requested);
+  pygls logs at warning and above unless the level is debug (at info it writes every message body).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterable
+
+from .privacy.log_filter import RedactingFilter
+
+LEVELS = ("debug", "info", "warning", "error")
+DEFAULT_LEVEL = "warning"
+FORMAT = "arbor-ls %(levelname)s %(name)s: %(message)s"
+_QUIET = ("httpx", "httpcore")
+_PROTOCOL = ("pygls",)
+
+
+class LogConfig:
+    """The process's logging set-up; `configure` installs it on the root logger."""
+
+    def __init__(self, level: str | None = None) -> None:
+        self.explicit = level is not None  # --log-level given: the setting does not override it
+        self.level = level or DEFAULT_LEVEL
+        self.filter = RedactingFilter()
+        self.handler = logging.StreamHandler(sys.stderr)
+        self.handler.setFormatter(logging.Formatter(FORMAT))
+        self.handler.addFilter(self.filter)
+
+    def install(self) -> LogConfig:
+        root = logging.getLogger()
+        for old in [h for h in root.handlers if isinstance(getattr(h, "arbor_config", None), LogConfig)]:
+            root.removeHandler(old)
+        self.handler.arbor_config = self  # type: ignore[attr-defined]
+        root.addHandler(self.handler)
+        self.set_level(self.level)
+        return self
+
+    def set_level(self, level: str) -> None:
+        level = level.lower() if level.lower() in LEVELS else DEFAULT_LEVEL
+        self.level = level
+        logging.getLogger().setLevel(level.upper())
+        for name in _QUIET:
+            logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLogger().level))
+        for name in _PROTOCOL:
+            logging.getLogger(name).setLevel(logging.DEBUG if level == "debug" else max(logging.WARNING, logging.getLogger().level))
+
+    def apply_setting(self, level: str) -> None:
+        """The `logLevel` setting: applied unless `--log-level` was given."""
+        if not self.explicit:
+            self.set_level(level)
+
+    def set_known_secrets(self, secrets: Iterable[str]) -> None:
+        self.filter.known_secrets = frozenset(s for s in secrets if s and len(s) >= 4)
+
+
+def configure(level: str | None = None) -> LogConfig:
+    """Install the stderr handler at `level` (None: not given on the command line)."""
+    return LogConfig(level).install()
+
+
+def current() -> LogConfig | None:
+    """The installed configuration, if `configure` ran in this process (the CLI does)."""
+    for handler in logging.getLogger().handlers:
+        config = getattr(handler, "arbor_config", None)
+        if isinstance(config, LogConfig):
+            return config
+    return None
