@@ -27,6 +27,7 @@ from inference.routing import RouteSettings
 from indexer.workspace import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, MAX_FILE_BYTES
 
 from .errors import UsageError
+from .privacy.settings import PrivacySettings
 
 MULTILINE_MODES = ("auto", "always", "never")
 
@@ -98,7 +99,8 @@ class Settings:
     index: IndexSettings = field(default_factory=IndexSettings)
     route: RouteSettings = field(default_factory=RouteSettings)  # backends per mode, deadlines
     breaker: BreakerSettings = field(default_factory=BreakerSettings)
-    log_level: str = "info"
+    privacy: PrivacySettings = field(default_factory=PrivacySettings)
+    log_level: str = "warning"  # applies unless `--log-level` was given (lsp_server/log_config.py)
 
 
 def camel(name: str) -> str:
