@@ -22,6 +22,7 @@ Invariants:
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Protocol
 
@@ -33,6 +34,16 @@ ENCODING_ERRORS = "surrogatepass"
 SLOW_PARSE_MS = 1.0  # an incremental reparse slower than this may be left off the request path
 MAX_UNPARSED_BYTES = 512  # a lagging tree may miss at most this many bytes of edited text
 SMALL_UNPARSED_BYTES = 64  # ... and may lag by this many however fast reparses are
+
+
+# a URI scheme (RFC 3986) of two or more characters: "C:" and other drive letters are paths
+_MEMORY_URI = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+:")
+
+
+def is_memory_path(path: str) -> bool:
+    """Whether `path` names a document that lives only in the editor (a non-file URI kept as
+    the document's path), so it has no file to read, stat, watch or snapshot."""
+    return _MEMORY_URI.match(path) is not None
 
 
 class TextEditLike(Protocol):

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from indexer.documents import is_memory_path
 from indexer.ignore import IgnoreRule, gitignore_verdict, matches_any, parse_gitignore
 from indexer.languages import language_for_path
 
@@ -100,7 +101,10 @@ class ScanReport:
 
 def normalize_path(path: str) -> str:
     """Absolute, normalised, '/'-separated form of `path`. Absolute paths (what editors send)
-    are memoised: the server normalises the same few at every keystroke."""
+    are memoised: the server normalises the same few at every keystroke. A memory document's
+    URI (`indexer.documents.is_memory_path`) is its own normal form."""
+    if is_memory_path(path):
+        return path
     if os.path.isabs(path):
         return _normalize_absolute(path)
     return os.path.abspath(path).replace(os.sep, "/")

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer import languages
-from indexer.documents import OpenDocument, TextEditLike
+from indexer.documents import OpenDocument, TextEditLike, is_memory_path
 from indexer.graph import SAME_PACKAGE_LANGS, FileUpdate, SymbolGraph
 from indexer.scan import (
     MIN_PARALLEL_FILES, DiskFile, Prepared, collect_candidates, index_candidates, read_disk_file,
@@ -192,6 +192,9 @@ class WorkspaceIndex:
         """A file was created or changed on disk: (re)index it unless it is open."""
         path = normalize_path(path)
         if path in self._docs:
+            return None
+        if is_memory_path(path):  # no file behind it: a closed memory document leaves the index
+            self._remove_file(path)
             return None
         if os.path.isdir(path):
             self.scan_subtree(path)

@@ -39,7 +39,9 @@ class OpenDocument:
 
 
 def uri_to_path(uri: str) -> str:
-    return to_fs_path(uri) or uri
+    """A `file:` URI's file-system path; any other URI (`untitled:`, `vscode-notebook-cell:`, ...)
+    is its own path: a memory document (`indexer.documents.is_memory_path`), never read from disk."""
+    return (to_fs_path(uri) if uri.startswith("file:") else None) or uri
 
 
 def apply_changes(doc: OpenDocument, changes: list, encoding: str) -> list[TextEdit]:
