@@ -33,7 +33,9 @@ from indexer.fingerprint import content_hash
 from indexer.graph import SymbolGraph
 from indexer.store import SnapshotStore, decode_tags
 from indexer.tags import FileTags, extract_tags
-from indexer.workspace import ScanOptions, ScanReport, Skipped, iter_candidates, read_go_module, read_source
+from indexer.workspace import (
+    ScanOptions, ScanReport, Skipped, SourceGuard, iter_candidates, read_go_module, read_source,
+)
 
 log = logging.getLogger("arbor.indexer")
 
@@ -105,11 +107,12 @@ def read_disk_file(
     indexed_digest: str | None,
     store_for: Callable[[str], SnapshotStore | None],
     report: ScanReport | None,
+    guard: SourceGuard | None = None,
 ) -> Prepared:
     """Read and hash `path`: `Skipped` if unreadable, None if the graph has it with this content
     (`indexed_digest`), else a `DiskFile` with the snapshot's tags or its source to parse.
     Counts its bytes and language in `report`."""
-    data = read_source(path, max_file_bytes)
+    data = read_source(path, max_file_bytes, guard)
     if isinstance(data, Skipped):
         return data
     digest = content_hash(data)

@@ -7,6 +7,8 @@ Invariants:
 - `read_source` never raises for bad content: files over `max_file_bytes` are skipped without
   being read ("too_large"), files with a NUL byte in their first 8 KiB are "binary", files that are
   not valid UTF-8 are "not_utf8", unreadable ones "unreadable"; each skip is logged with its reason.
+- With a `SourceGuard`, a file it refuses is skipped unread (its reason: "denied",
+  "outside_workspace") and the bytes returned are the guard's redaction (same length).
 - Paths are absolute and '/'-separated.
 """
 
@@ -18,6 +20,7 @@ import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Protocol
 
 from indexer.documents import is_memory_path
 from indexer.ignore import IgnoreRule, gitignore_verdict, matches_any, parse_gitignore
@@ -204,8 +207,18 @@ def iter_candidates(root: str, options: ScanOptions) -> Iterator[tuple[str, str]
         stack.extend(reversed(subdirs))
 
 
-def read_source(path: str, max_file_bytes: int = MAX_FILE_BYTES) -> bytes | Skipped:
+class SourceGuard(Protocol):
+    """Which files may be read, and what of their content may be kept (the server's privacy policy)."""
+
+    def refuse(self, path: str) -> str | None: ...
+    def redact(self, path: str, data: bytes) -> bytes: ...
+
+
+def read_source(path: str, max_file_bytes: int = MAX_FILE_BYTES, guard: SourceGuard | None = None) -> bytes | Skipped:
     """The file's bytes if it is indexable, else why not (logged)."""
+    refused = guard.refuse(path) if guard is not None else None
+    if refused:
+        return _skip(path, refused, "privacy")
     try:
         size = os.stat(path).st_size
         if size > max_file_bytes:
@@ -222,7 +235,7 @@ def read_source(path: str, max_file_bytes: int = MAX_FILE_BYTES) -> bytes | Skip
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return _skip(path, "not_utf8", f"invalid UTF-8 at byte {exc.start}")
-    return data
+    return guard.redact(path, data) if guard is not None else data
 
 
 def _skip(path: str, reason: str, detail: str) -> Skipped:

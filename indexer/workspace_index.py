@@ -42,7 +42,7 @@ from indexer.store import SnapshotStore
 from indexer.tags import FileTags
 from indexer.workspace import (
     GitignoreCache, ScanOptions, ScanReport, Skipped, is_candidate, iter_candidates,
-    normalize_path, read_source,
+    SourceGuard, normalize_path, read_source,
 )
 
 log = logging.getLogger("arbor.indexer")
@@ -90,6 +90,7 @@ class WorkspaceIndex:
         self.flush_ms_total = 0.0
         self.pending_lag_s = 0.0  # see `graph_for`
         self.flushes = 0
+        self.source_guard: SourceGuard | None = None  # what may be read from disk (the server's privacy)
 
     # ---- roots and scanning
 
@@ -159,7 +160,8 @@ class WorkspaceIndex:
         if path in self._docs:
             return None
         indexed = self._disk_hash.get(path) if self._graph.tags(path) is not None else None
-        return read_disk_file(path, lang, self.options.max_file_bytes, indexed, self._store_for, report)
+        return read_disk_file(path, lang, self.options.max_file_bytes, indexed, self._store_for, report,
+                              self.source_guard)
 
     def _apply_disk_file(self, file: DiskFile) -> FileUpdate | None:
         """Put a prepared (and parsed) file into the graph unless it was opened meanwhile."""
@@ -458,7 +460,7 @@ class WorkspaceIndex:
             if cached is not None:
                 self._disk_trees.move_to_end(key)
                 return cached
-        data = read_source(path, self.options.max_file_bytes)
+        data = read_source(path, self.options.max_file_bytes, self.source_guard)
         if isinstance(data, Skipped):
             return None
         result = (languages.parse(lang, data), data)
@@ -474,7 +476,7 @@ class WorkspaceIndex:
         doc = self._docs.get(path)
         if doc is not None:
             return doc.text
-        data = read_source(path, self.options.max_file_bytes)
+        data = read_source(path, self.options.max_file_bytes, self.source_guard)
         return None if isinstance(data, Skipped) else data.decode("utf-8")
 
     def tags(self, path: str) -> FileTags | None:
