@@ -19,7 +19,7 @@ from inference.cache import CompletionCache
 
 from . import __version__
 from .config import Settings, load_settings
-from .features import completion, custom, documents, feedback, indexing
+from .features import completion, custom, document_state, documents, feedback, indexing
 from .features.documents import DocumentListener, OpenDocument
 from .anticipation import Anticipation
 from .inflight import InflightCompletions
@@ -237,4 +237,5 @@ def create_server() -> ArborServer:
     completion.register(server)
     custom.register(server)
     feedback.register(server)
+    document_state.register(server)
     return server
