@@ -74,3 +74,11 @@ def current() -> LogConfig | None:
         if isinstance(config, LogConfig):
             return config
     return None
+
+
+def follow_settings(level: str, known_secrets: Iterable[str]) -> None:
+    """Apply the `logLevel` setting and the secrets to mask to the installed configuration, if any."""
+    config = current()
+    if config is not None:
+        config.apply_setting(level)
+        config.set_known_secrets(known_secrets)

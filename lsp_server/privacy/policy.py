@@ -116,5 +116,7 @@ class Privacy:
 
 
 def api_keys_of(backends: Iterable[Any]) -> list[str]:
-    """The values of the environment variables the backends read their API keys from."""
-    return [os.environ.get(spec.api_key_env, "") for spec in backends if getattr(spec, "api_key_env", "")]
+    """The backends' API keys: given in the settings (`apiKey`) or read from `apiKeyEnv`."""
+    keys = [getattr(spec, "api_key", "") for spec in backends]
+    keys += [os.environ.get(spec.api_key_env, "") for spec in backends if getattr(spec, "api_key_env", "")]
+    return [key for key in keys if key]
