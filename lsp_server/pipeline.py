@@ -12,10 +12,12 @@ from typing import Any
 
 from inference.api import PRIORITY_BACKGROUND, PRIORITY_INTERACTIVE, CompletionRequest, CompletionResult
 from inference.router import Router
-from pruning.context import PromptParts, build_context
+from pruning.context import build_context
 from pruning.postprocess import postprocess, wants_multiline
+from pruning.prompt import PromptParts
 
 from .config import Settings
+from .prompt_request import request_from_parts
 
 LANGUAGE_IDS = {
     ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -85,7 +87,7 @@ class CompletionPipeline:
         cfg = self.settings.completion
         multiline = self.wants_multiline(parts)
         max_tokens = cfg.max_tokens if multiline else min(cfg.max_tokens, cfg.max_line_tokens)
-        return parts.to_request(multiline=multiline, max_tokens=max_tokens, repo_name=self.repo_name,
+        return request_from_parts(parts, multiline=multiline, max_tokens=max_tokens, repo_name=self.repo_name,
                                 priority=priority)
 
     async def warm(self, path: str, text: str, offset: int, *, language: str = "") -> int:
