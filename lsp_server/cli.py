@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import sys
 from importlib.metadata import entry_points
 
-from . import __version__
+from . import __version__, log_config
 from .errors import UsageError
 from .subcommands import serve
 
@@ -30,8 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "(on stdio unless --tcp or --port is given).",
     )
     parser.add_argument("--version", action="version", version=f"arbor-ls {__version__}")
-    parser.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"],
-                        help="log level for stderr (default: warning)")
+    parser.add_argument("--log-level", default=None, choices=["debug", "info", "warning", "error"],
+                        help="log level for stderr (default: the logLevel setting, else warning)")
     serve.add_transport_arguments(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
@@ -45,8 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr,
-                        format="arbor-ls %(levelname)s %(name)s: %(message)s")
+    log_config.configure(args.log_level)
     try:
         if args.command is None:
             args.func = serve.run

@@ -17,6 +17,7 @@ from pruning.postprocess import postprocess, wants_multiline
 from pruning.prompt import PromptParts
 
 from .config import Settings
+from .privacy import Privacy
 from .prompt_request import request_from_parts
 
 LANGUAGE_IDS = {
@@ -34,8 +35,9 @@ def language_id_for(path: str) -> str:
 
 class CompletionPipeline:
     def __init__(self, settings: Settings, workspace_root: str | None = None, *, index: Any = None,
-                 cache: Any = None, router: Router | None = None):
+                 cache: Any = None, router: Router | None = None, privacy: Privacy | None = None):
         self.settings = settings
+        self.privacy = privacy or Privacy(settings.privacy)
         self.workspace_root = workspace_root
         self.index = index
         self._router = router
@@ -66,6 +68,7 @@ class CompletionPipeline:
     def build_context(self, path: str, text: str, offset: int, *, language: str = "",
                       budget_tokens: int | None = None) -> PromptParts:
         cfg = self.settings.context
+        text = self.privacy.redact_text(text)  # same length: `offset` stays valid
         parts = build_context(
             path, text, offset, language=language or language_id_for(path),
             budget_tokens=budget_tokens or self.budget_tokens,
@@ -93,11 +96,16 @@ class CompletionPipeline:
     async def warm(self, path: str, text: str, offset: int, *, language: str = "") -> int:
         """Prefill the prompt a completion at `offset` would send into the primary backend's KV
         cache (background priority); returns the tokens it evaluated (0: nothing to warm)."""
+        if self.privacy.denies(path):
+            return 0
         parts = self.build_context(path, text, offset, language=language)
         return await self.router.warm(self.request_for(parts, PRIORITY_BACKGROUND))
 
     async def complete(self, path: str, text: str, offset: int, *, language: str = "",
                        priority: int = PRIORITY_INTERACTIVE) -> CompletionResult:
+        if self.privacy.denies(path):  # a denied file's content never reaches a prompt
+            self.privacy.count("denied_completions")
+            return CompletionResult(text="", latency_ms={"total": 0.0})
         started = time.perf_counter()
         parts = self.build_context(path, text, offset, language=language)
         if priority == PRIORITY_INTERACTIVE:

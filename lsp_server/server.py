@@ -24,7 +24,9 @@ from .features.documents import DocumentListener, OpenDocument
 from .anticipation import Anticipation
 from .inflight import InflightCompletions
 from .jsonrpc_validation import strict_converter
+from . import log_config
 from .pipeline import CompletionPipeline
+from .privacy import Privacy, api_keys_of
 from .progress import WorkDoneProgress
 from .protocol import ArborProtocol, FastStdioMixin
 from .stats import ServerStats
@@ -45,6 +47,7 @@ class ArborServer(FastStdioMixin, LanguageServer):
         self.cache: Any = None
         self._cache_index: Any = None  # the index whose fingerprint changes the cache follows
         self.stats = ServerStats()
+        self.privacy = Privacy(roots=lambda: getattr(self.index, "roots", ()) or [r for r in [self.workspace_root] if r])
         self._pipeline: CompletionPipeline | None = None
         self._pipeline_task: asyncio.Future[CompletionPipeline] | None = None
         self.inflight = InflightCompletions(on_ready=self._completion_ready)
@@ -61,6 +64,8 @@ class ArborServer(FastStdioMixin, LanguageServer):
             self.show_message(f"arbor-ls setting {problem}", types.MessageType.Warning)
         old, old_task = self._pipeline, self._pipeline_task
         self.settings = settings
+        self.privacy.apply(settings.privacy, api_keys_of(settings.backends))
+        log_config.follow_settings(settings.log_level, self.privacy.known_secrets)
         self._refresh_cache()
         if getattr(self, "indexing", None) is not None:
             self.indexing.settings_changed()
@@ -90,7 +95,8 @@ class ArborServer(FastStdioMixin, LanguageServer):
             self.cache.invalidate(path, fingerprint)
 
     def _build_pipeline(self) -> CompletionPipeline:
-        pipeline = CompletionPipeline(self.settings, self.workspace_root, index=self.index, cache=self.cache)
+        pipeline = CompletionPipeline(self.settings, self.workspace_root, index=self.index, cache=self.cache,
+                                      privacy=self.privacy)
         _ = pipeline.router  # creates the backends: an embedded model loads here, off the event loop
         return pipeline
 
@@ -134,6 +140,7 @@ class ArborServer(FastStdioMixin, LanguageServer):
         return getattr(encoding, "value", encoding)
 
     def show_message(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        message = self.privacy.scrub(message)  # no API key or URL userinfo in a popup
         log.warning("%s", message)
         try:
             self.window_show_message(types.ShowMessageParams(type=kind, message=message))
@@ -186,6 +193,7 @@ class ArborServer(FastStdioMixin, LanguageServer):
         primary = slots[0] if slots else None
         status = {"state": state, "backend": primary.spec.name if primary else "",
                   "breaker": primary.breaker.state if primary else "closed", "message": message}
+        status = self.privacy.scrub_json(status)
         if status != self._last_status:
             self._last_status = status
             try:

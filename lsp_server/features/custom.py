@@ -24,7 +24,8 @@ def register(server: ArborServer) -> None:
             report["cache"] = ls.cache.stats()
         if ls.index is not None and hasattr(ls.index, "stats"):
             report["index"] = ls.index.stats()
-        return report
+        report["privacy"] = ls.privacy.stats()
+        return ls.privacy.scrub_json(report)  # no API key or URL userinfo, whatever a backend echoed
 
     @server.feature("arbor/context")
     def context(ls: ArborServer, *_: Any) -> dict[str, Any] | None:

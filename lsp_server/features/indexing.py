@@ -33,6 +33,7 @@ from indexer.languages import EXTENSIONS
 from indexer.workspace import normalize_path
 from pruning.context import prepare as prepare_context
 
+from ..privacy import RedactingListener
 from ..progress import WorkDoneProgress
 from ..timers import Debounce, call_later
 from .documents import uri_to_path
@@ -363,7 +364,8 @@ def register(server: ArborServer) -> IndexingService:
     service = IndexingService(server)
     server.index = service.index
     server.indexing = service
-    server.document_listeners.append(service.index)
+    service.index.source_guard = server.privacy  # denied and outside-workspace files stay unread
+    server.document_listeners.append(RedactingListener(service.index, server.privacy))
     server.document_listeners.append(service)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
