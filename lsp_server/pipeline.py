@@ -116,11 +116,10 @@ class CompletionPipeline:
         multiline = request.multiline
 
         def finish(raw: str) -> str:
-            out = postprocess(raw, prefix=parts.prefix, suffix=parts.suffix, language=parts.language,
-                              multiline_mode=cfg.multiline, multiline=multiline)
-            if multiline and out.count("\n") >= cfg.max_lines:
-                out = "\n".join(out.split("\n")[: cfg.max_lines])
-            return out
+            # bounded by the request's tokens and `maxLines` whatever the backend (or a cache) sent
+            return postprocess(raw, prefix=parts.prefix, suffix=parts.suffix, language=parts.language,
+                               multiline_mode=cfg.multiline, multiline=multiline,
+                               max_tokens=request.max_tokens, max_lines=cfg.max_lines)
 
         # cached text made for another suffix (semantic hits) goes through the same post-processing
         result = await self.router.complete(request, verify=lambda cached: finish(cached) or None)

@@ -9,6 +9,10 @@ inserted); trailing lines that repeat the suffix are dropped (in single-line mod
 that only copies the next line of the file becomes empty); closing brackets that the suffix
 already supplies are dropped; trailing whitespace is trimmed.
 
+Before all of that the text is cut to `max_tokens` tokens' worth of characters (`CHARS_PER_TOKEN`
+each, more than any tokenizer's token holds), never more than `MAX_CHARS`, and multi-line text is
+cut to `max_lines` lines at the end (`bound_length`), whatever a backend sent.
+
 Invariants: the result never contains FIM/special tokens, never consists only of whitespace
 (an empty string is returned instead), and in single-line mode holds at most one line of code
 (leading newlines kept when the model starts a new line).
@@ -31,13 +35,18 @@ _SPECIAL = re.compile(
 # A special token cut short at the end of the text (generation stopped inside it).
 _PARTIAL_SPECIAL = re.compile(r"(?:<\|[A-Za-z_]*|<fim[_-]?[A-Za-z_]*|<｜[^｜\n]*)$")
 
-__all__ = ["postprocess", "cut_at_special", "wants_multiline", "drop_suffix_repeats", "balance_brackets"]
+CHARS_PER_TOKEN = 32  # no token of a code model's vocabulary is longer
+MAX_CHARS = 65536  # whatever the caller's bounds: no ghost text is longer
+
+__all__ = ["postprocess", "bound_length", "cut_at_special", "wants_multiline", "drop_suffix_repeats",
+           "balance_brackets"]
 
 
 def postprocess(completion: str, *, prefix: str = "", suffix: str = "", language: str = "",
-                multiline_mode: str = "auto", multiline: bool | None = None) -> str:
+                multiline_mode: str = "auto", multiline: bool | None = None,
+                max_tokens: int | None = None, max_lines: int | None = None) -> str:
     """Clean `completion` for insertion between `prefix` and `suffix`."""
-    text = cut_at_special(completion)
+    text = cut_at_special(bound_length(completion, max_tokens=max_tokens))
     if multiline is None:
         multiline = multiline_mode == "always" or (
             multiline_mode == "auto" and wants_multiline(prefix, suffix, language))
@@ -52,8 +61,22 @@ def postprocess(completion: str, *, prefix: str = "", suffix: str = "", language
     text = drop_suffix_repeats(text, suffix, line_start)
     text = _drop_inline_overlap(text, suffix)
     text = balance_brackets(text, suffix)
-    text = text.rstrip() if not multiline else text.rstrip(" \t\n")
+    if multiline:
+        text = bound_length(text, max_lines=max_lines).rstrip(" \t\n")
+    else:
+        text = text.rstrip()
     return text if text.strip() else ""
+
+
+def bound_length(text: str, *, max_tokens: int | None = None, max_lines: int | None = None) -> str:
+    """The start of `text` that `max_tokens` tokens (`CHARS_PER_TOKEN` characters each) and
+    `max_lines` lines can hold, at most `MAX_CHARS` characters; `text` itself when it fits."""
+    limit = MAX_CHARS if max_tokens is None else min(MAX_CHARS, max(1, max_tokens) * CHARS_PER_TOKEN)
+    if len(text) > limit:
+        text = text[:limit]
+    if max_lines is not None and text.count("\n") >= max_lines:
+        text = "\n".join(text.split("\n", max_lines)[:max(1, max_lines)])
+    return text
 
 
 def cut_at_special(text: str) -> str:

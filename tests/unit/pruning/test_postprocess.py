@@ -92,3 +92,27 @@ def test_single_line_copy_of_the_next_line_is_dropped():
     suffix = "\n    return x\n"
     assert postprocess("return x", prefix=prefix, suffix=suffix, language="python", multiline=False) == ""
     assert postprocess("x += 1", prefix=prefix, suffix=suffix, language="python", multiline=False) == "x += 1"
+
+
+# ---- length bounds: whatever a backend sends
+
+
+def test_bound_length_cuts_to_the_token_and_line_bounds():
+    from pruning.postprocess import CHARS_PER_TOKEN, MAX_CHARS, bound_length
+
+    assert bound_length("x" * 10_000, max_tokens=4) == "x" * (4 * CHARS_PER_TOKEN)
+    assert len(bound_length("x" * (MAX_CHARS * 3))) == MAX_CHARS
+    assert bound_length("a\nb\nc\nd", max_lines=2) == "a\nb"
+    assert bound_length("a\nb", max_lines=2) == "a\nb"
+    short = "return a + b"
+    assert bound_length(short, max_tokens=48, max_lines=1) is short
+
+
+def test_postprocess_bounds_a_huge_reply():
+    huge_line = "x" * (10 * 1024 * 1024)
+    single = postprocess(huge_line, prefix="v = ", multiline=False, max_tokens=48)
+    assert 0 < len(single) <= 48 * 32
+    many_lines = "    y = 1\n" * 1_000_000
+    multi = postprocess(many_lines, prefix="def f():\n", language="python", multiline=True,
+                        max_tokens=128, max_lines=12)
+    assert 0 < len(multi) <= 128 * 32 and multi.count("\n") < 12
