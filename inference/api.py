@@ -42,6 +42,9 @@ class CompletionRequest:
     repo_name: str = ""
     multiline: bool = True
     max_tokens: int = 128
+    # multi-line only: once this many ms of generation have passed, the completion ends at the
+    # next line break with the whole lines it has (0: it runs to `max_tokens`)
+    multiline_budget_ms: int = 0
     temperature: float = 0.0
     top_p: float = 1.0
     stop: tuple[str, ...] = ()

@@ -210,7 +210,8 @@ class Router:
         async def run() -> str:
             async with slot.cap.place(request.priority):
                 sent.append(time.perf_counter())
-                return await collect(slot.backend, prompt, params, request.multiline, on_text)
+                return await collect(slot.backend, prompt, params, request.multiline, on_text,
+                                     budget_s=request.multiline_budget_ms / 1000)
 
         try:
             text = await _within(run(), timeout)
@@ -313,18 +314,26 @@ async def _within(awaitable, timeout: float):
 
 
 async def collect(backend: Backend, prompt: str, params: SamplingParams, multiline: bool,
-                  on_text: Callable[[str], None] | None = None) -> str:
+                  on_text: Callable[[str], None] | None = None, *, budget_s: float = 0.0,
+                  clock: Callable[[], float] = time.perf_counter) -> str:
     """Read a backend stream to its end, a stop string, or (single-line) the first full line.
-    `on_text` sees the text so far after every chunk (typing-through serves a stream in flight)."""
+    A multi-line stream read for `budget_s` seconds or more (0: no limit) ends at the next line
+    break: the whole lines so far are the answer. `on_text` sees the text so far after every
+    chunk (typing-through serves a stream in flight)."""
     scanner = StopScanner(params.stop)
     out: list[str] = []
+    over_at = clock() + budget_s if budget_s > 0 else None
     async with contextlib.aclosing(backend.stream(prompt, params)) as chunks:
         async for chunk in chunks:
             out.append(scanner.feed(chunk))
             if on_text is not None:
                 on_text("".join(out))
-            if scanner.stopped or (not multiline and _has_full_line("".join(out))):
+            if scanner.stopped:
                 break
+            if not multiline or (over_at is not None and clock() >= over_at):
+                text = "".join(out)
+                if _has_full_line(text):
+                    return text if not multiline else text[: text.rfind("\n")]
         else:
             out.append(scanner.flush())
     return "".join(out)

@@ -39,6 +39,8 @@ class CompletionSettings:
     max_tokens: int = 128
     max_line_tokens: int = 48  # most tokens asked for a single-line completion
     max_lines: int = 12
+    # a multi-line completion ends at the first line break after this long (0: no limit)
+    multiline_budget_ms: int = 800
     warm_up: bool = True  # prefill the next prompt into the backend's KV cache when edits settle
     speculate: bool = True  # compute the completion that follows accepting a suggestion
 
@@ -47,6 +49,8 @@ class CompletionSettings:
             raise ValueError(f"must be one of {', '.join(MULTILINE_MODES)}")
         if self.max_tokens <= 0 or self.max_lines <= 0 or self.max_line_tokens <= 0:
             raise ValueError("must be positive")
+        if self.multiline_budget_ms < 0:
+            raise ValueError("multilineBudgetMs must be 0 or more")
 
 
 @dataclass(slots=True, kw_only=True)

@@ -91,7 +91,7 @@ class CompletionPipeline:
         multiline = self.wants_multiline(parts)
         max_tokens = cfg.max_tokens if multiline else min(cfg.max_tokens, cfg.max_line_tokens)
         return request_from_parts(parts, multiline=multiline, max_tokens=max_tokens, repo_name=self.repo_name,
-                                priority=priority)
+                                  priority=priority, multiline_budget_ms=cfg.multiline_budget_ms)
 
     async def warm(self, path: str, text: str, offset: int, *, language: str = "") -> int:
         """Prefill the prompt a completion at `offset` would send into the primary backend's KV
