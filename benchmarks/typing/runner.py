@@ -40,10 +40,12 @@ def arbor_argv() -> list[str]:
             "serve", "--stdio"]
 
 
-def settings_for(system: str, llama_url: str | None) -> dict[str, Any]:
-    if system == "arbor-ls-llamacpp":
-        return {"backends": [{"kind": "llamacpp", "url": llama_url}]}
-    return {"backends": [{"kind": "embedded"}]}
+def settings_for(system: str, llama_url: str | None, cache_dir: Path) -> dict[str, Any]:
+    """The system's default settings, except that the on-disk completion cache lives in
+    `cache_dir` (a fresh directory per run): completions stored by earlier runs of the same trace
+    would otherwise answer pauses without the model."""
+    backend = {"kind": "llamacpp", "url": llama_url} if system == "arbor-ls-llamacpp" else {"kind": "embedded"}
+    return {"backends": [backend], "cache": {"diskDir": str(cache_dir)}}
 
 
 def backend_loading(stats: Any) -> bool:
@@ -89,7 +91,7 @@ async def run_arbor(system: str, package: Package, traces: list[FunctionTrace], 
                     options: RunOptions, notes: list[str]) -> list[PauseRecord]:
     log_dir = options.log_dir or Path(tempfile.mkdtemp(prefix="typing-bench-"))
     stderr = log_dir / f"{system}-{package.language}.stderr"
-    settings = settings_for(system, llama_url)
+    settings = settings_for(system, llama_url, log_dir / f"{system}-{package.language}-cache")
     client = await NotifyingClient.spawn(arbor_argv(), settings=settings, cwd=str(package.root), stderr_path=stderr)
     records: list[PauseRecord] = []
     try:

@@ -60,3 +60,13 @@ def test_backend_loading_until_a_backend_is_listed_and_none_loads():
     assert not backend_loading({"backends": [{"name": "embedded", "stats": {"steps": 3}}]})
     assert backend_loading({"backends": []})  # the backends are still being created
     assert backend_loading({})
+
+
+def test_each_run_gets_its_own_disk_cache(tmp_path):
+    from benchmarks.typing.runner import settings_for
+
+    first = settings_for("arbor-ls-embedded", None, tmp_path / "a")
+    second = settings_for("arbor-ls-llamacpp", "http://127.0.0.1:1", tmp_path / "b")
+    assert first["cache"]["diskDir"] == str(tmp_path / "a")
+    assert second["cache"]["diskDir"] == str(tmp_path / "b")
+    assert second["backends"] == [{"kind": "llamacpp", "url": "http://127.0.0.1:1"}]
