@@ -136,8 +136,8 @@ class Router:
             ticket, transition = slot.breaker.admit()
             self._announce(slot, transition)
             if ticket is None:
-                causes.append(f"{slot.spec.name}: {slot.last_error or 'unavailable'} "
-                              f"(skipped for {slot.breaker.retry_in_s():.0f} s more)")
+                causes.append(f"{slot.spec.name}: {slot.last_error or slot.breaker.last_cause or 'unavailable'} "
+                              f"(circuit open for {slot.breaker.open_for_s:.0f} s)")
                 continue
             timeout = min(slot.spec.timeout_ms / 1000, deadline - time.perf_counter())
             if timeout <= 0:

@@ -17,7 +17,7 @@ from pygls.lsp.server import LanguageServer
 
 from inference.cache import CompletionCache
 
-from . import __version__
+from . import __version__, backend_status
 from .config import Settings, load_settings
 from .features import completion, custom, document_state, documents, feedback, indexing
 from .features.documents import DocumentListener, OpenDocument
@@ -112,6 +112,8 @@ class ArborServer(FastStdioMixin, LanguageServer):
         pipeline = await asyncio.shield(task)
         if self._pipeline_task is task and self._pipeline is None:
             self._pipeline = pipeline
+            pipeline.router.listeners.append(
+                lambda event: self.send_status(*backend_status.breaker_status(event), backend=event.backend))
             for problem in pipeline.router.problems:
                 self.show_message(f"arbor-ls: {problem}", types.MessageType.Error)
             if pipeline.router.loading_backends():
@@ -188,11 +190,11 @@ class ArborServer(FastStdioMixin, LanguageServer):
         if self._busy:
             self.send_status("working")
 
-    def send_status(self, state: str, message: str = "") -> None:
-        slots = self._pipeline.router.slots if self._pipeline else []
-        primary = slots[0] if slots else None
-        status = {"state": state, "backend": primary.spec.name if primary else "",
-                  "breaker": primary.breaker.state if primary else "closed", "message": message}
+    def send_status(self, state: str, message: str = "", backend: str | None = None) -> None:
+        """See lsp_server.backend_status for what each field says; a repeat is not sent."""
+        router = self._pipeline.router if self._pipeline else None
+        status = backend_status.status_for(router.slots if router else [], router.primary if router else None,
+                                           state, message, backend)
         status = self.privacy.scrub_json(status)
         if status != self._last_status:
             self._last_status = status

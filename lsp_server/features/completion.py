@@ -86,7 +86,7 @@ async def _compute(ls: ArborServer, key: CompletionKey, path: str, text: str, of
     except BackendError as exc:
         ls.stats.count("errors")
         ls.send_status("error", str(exc))
-        log.warning("completion failed: %s", exc)
+        log.debug("completion failed: %s", exc)  # the router logs failures, repeats rate-limited
         return None
     finally:
         ls.status_done()

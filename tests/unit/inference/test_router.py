@@ -84,7 +84,7 @@ async def test_router_timeout_counts_as_failure_and_breaker_opens():
     with pytest.raises(BackendError) as raised:
         await router.complete(CompletionRequest(prefix="a"))
     # the last real cause, the backend named once
-    assert str(raised.value) == "b0: timed out after 200 ms (skipped for 30 s more)"
+    assert str(raised.value) == "b0: timed out after 200 ms (circuit open for 30 s)"
     assert stalled.closed_streams == 3  # skipped: not asked
 
 
