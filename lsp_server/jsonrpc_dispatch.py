@@ -5,6 +5,7 @@ handlers, with the LSP lifecycle enforced.
 frame and answers, without calling any handler:
 - -32700 when the body is not JSON (its id recovered where the text shows one, else null);
 - -32600 / -32602 for what `jsonrpc_validation` rejects;
+- -32600 for a request (it has an id) to a method LSP defines as a notification;
 - -32002 for any request before `initialize`; -32600 for a second `initialize` and for any request
   after `shutdown` was received (notifications then are dropped, except `exit`, as LSP says).
 Everything else reaches pygls's `handle_message` typed exactly as pygls would type it. A
@@ -21,6 +22,7 @@ import re
 import threading
 from typing import Any
 
+import attrs
 from lsprotocol import types
 from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
@@ -126,6 +128,8 @@ class CheckedDispatch:
 
     def _typed(self, data: dict[str, Any], method: str, is_request: bool) -> Any:
         message_type = self.get_message_type(method)  # type: ignore[attr-defined]
+        if is_request and message_type is not None and not hasattr(attrs.fields(message_type), "id"):
+            raise ProtocolError(INVALID_REQUEST, f"{method} is a notification: it takes no id")
         checked = check_message(data, self._converter, message_type)  # type: ignore[attr-defined]
         if message_type is not None:
             return checked

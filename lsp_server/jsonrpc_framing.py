@@ -6,7 +6,8 @@ cannot occur inside valid JSON (a string cannot hold a raw line break, and outsi
 words are not JSON). So:
 - a declared length that is too long is noticed when the bytes read so far hold the next frame's
   header: the body ends where that header starts; likewise when the bytes so far already form a
-  whole JSON object and no more arrive (the rest of a right length could only be whitespace);
+  whole JSON object (the rest of a right length could only be whitespace), and when the declared
+  body does not end in "}" or "]" but a shorter prefix of it is a whole object;
 - a declared length that is too short yields a body that is not valid JSON: when the rest of the
   object is already buffered (bytes other than a header follow the body) the body is extended up
   to the next header if that makes it whole; otherwise the caller answers -32700 and the rest of
@@ -124,22 +125,32 @@ class FrameReader:
                 return -1
 
     async def _body(self, start: int, length: int) -> Frame:
+        declared_end = start + length
         scanned = start  # bytes before this were searched for a next header already
         while True:
-            have = len(self._buf) - start
-            end = self._next_header(max(start, scanned - 64), min(len(self._buf), start + length))
-            if end is not None:
-                return self._take(start, end, mismatch=True)
-            if have >= length:
-                longer = self._continued(start, start + length)
-                return self._take(start, longer or start + length, mismatch=longer is not None)
+            at = self._next_header(max(start, scanned - 64), min(len(self._buf), declared_end))
+            if at is not None:  # the next frame starts inside the declared body
+                return self._take(start, at, mismatch=True)
             scanned = len(self._buf)
-            if have > self.max_body:
+            if len(self._buf) >= declared_end:
+                longer = self._continued(start, declared_end)
+                if longer is not None:
+                    return self._take(start, longer, mismatch=True)
+                if _ends_like_json(self._buf, start, declared_end):
+                    return self._take(start, declared_end, mismatch=False)
+                # too long by a few bytes (the start of the next header): the object ends earlier
+                shorter = self._whole_prefix(start, declared_end)
+                return self._take(start, shorter or declared_end, mismatch=shorter is not None)
+            if len(self._buf) - start > self.max_body:
                 return self._take(start, len(self._buf), mismatch=True)
             if _is_whole_json(self._buf, start):
                 return self._take(start, len(self._buf), mismatch=True)
             if not await self._fill():
                 return self._take(start, len(self._buf), mismatch=True)
+
+    def _whole_prefix(self, start: int, end: int) -> int | None:
+        last = self._buf.rfind(b"}", start, end)
+        return last + 1 if last >= 0 and _is_whole_json(self._buf, start, last + 1) else None
 
     def _continued(self, start: int, end: int) -> int | None:
         """Where the body really ends when the declared length was too short and the rest of the
@@ -157,11 +168,13 @@ class FrameReader:
         return cut
 
     def _next_header(self, lo: int, hi: int) -> int | None:
-        at = self._buf.find(b"Content-Length", lo, hi)
+        """Where a whole Content-Length line starting in [lo, hi) begins (it may end past hi)."""
+        name = b"Content-Length"
+        at = self._buf.find(name, lo, hi + len(name) - 1)
         while at >= 0:
             if _LENGTH_LINE.match(self._buf, at):
                 return at
-            at = self._buf.find(b"Content-Length", at + 1, hi)
+            at = self._buf.find(name, at + 1, hi + len(name) - 1)
         return None
 
     def _take(self, start: int, end: int, *, mismatch: bool) -> Frame:
@@ -170,6 +183,13 @@ class FrameReader:
         if mismatch:
             self.resyncs += 1
         return Frame(body, length_mismatch=mismatch)
+
+
+def _ends_like_json(buf: bytearray, start: int, end: int) -> bool:
+    """Whether buf[start:end] ends, whitespace aside, as a JSON-RPC body does ("}" or "]")."""
+    while end > start and buf[end - 1] in b" \t\r\n":
+        end -= 1
+    return end > start and buf[end - 1] in b"}]"
 
 
 def _is_whole_json(buf: bytearray, start: int, end: int | None = None) -> bool:
