@@ -103,11 +103,19 @@ async def run_arbor(system: str, package: Package, traces: list[FunctionTrace], 
                 waited = await _wait_ready(client, options)
                 notes.append(f"{system}/{package.language}: typing began {waited:.1f} s after didOpen")
             records += await replay(trace, typist, opened=index == 0)
+        notes.append(f"{system}/{package.language}: server counters {await _server_counters(client)}")
     finally:
         if client.exited:
             notes.append(f"{system}/{package.language}: server exited: {client.stderr_tail(600)}")
         await client.shutdown()
     return records
+
+
+async def _server_counters(client: NotifyingClient) -> dict[str, Any]:
+    """`arbor/stats` counters and anticipation counters (warm-ups, speculations) after a run."""
+    reply = await client.request("arbor/stats", None, timeout=10.0)
+    stats = reply.result if reply.error is None and isinstance(reply.result, dict) else {}
+    return {"counters": stats.get("counters", {}), "anticipation": stats.get("anticipation", {})}
 
 
 async def _wait_ready(client: NotifyingClient, options: RunOptions) -> float:
