@@ -9,13 +9,15 @@ sent to the fake as a proxy (absolute URL target) is answered as if the fake wer
 
 Faults, per fake: `status` answers the generation route with that HTTP error and the server's
 error body; `stream_error` sends an error event after the first chunk; `truncate` ends the stream
-after the first chunk without the final event; `chunk_delay` spaces the chunks. A client that
+after the first chunk without the final event; `chunk_delay` spaces the chunks; `echo_headers`
+puts the request's headers (its API key) in the error body. A client that
 closes its connection mid-stream sets `disconnected`.
 """
 
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 import time
 from dataclasses import dataclass
@@ -41,20 +43,28 @@ class Recorded:
 class WireFake:
     def __init__(self, kind: str, reply: str = "return 1", *, chunk_size: int = 3, chunk_delay: float = 0.0,
                  status: int = 200, stream_error: bool = False, truncate: bool = False, prompt_tokens: int = 17,
-                 cached_tokens: int = 5, model: str = "qwen2.5-coder:0.5b", fim_tokens: bool = True):
+                 cached_tokens: int = 5, model: str = "qwen2.5-coder:0.5b", fim_tokens: bool = True,
+                 echo_headers: bool = False, certfile: str | None = None):
         assert kind in KINDS
         self.kind, self.reply, self.chunk_size, self.chunk_delay = kind, reply, chunk_size, chunk_delay
         self.status, self.stream_error, self.truncate = status, stream_error, truncate
         self.prompt_tokens, self.cached_tokens, self.model, self.fim_tokens = prompt_tokens, cached_tokens, model, fim_tokens
+        self.echo_headers = echo_headers
         self.requests: list[Recorded] = []
         self.disconnected = threading.Event()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._httpd.daemon_threads = True
+        self.scheme = "http"
+        if certfile:  # https with this certificate (and its key, in the same PEM file)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(certfile)
+            self._httpd.socket = context.wrap_socket(self._httpd.socket, server_side=True)
+            self.scheme = "https"
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def root(self) -> str:
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        return f"{self.scheme}://127.0.0.1:{self._httpd.server_address[1]}"
 
     @property
     def url(self) -> str:
@@ -177,7 +187,14 @@ class WireFake:
                     return self._json(501, {"error": {"code": 501, "type": "not_supported_error", "message":
                                                       "Infill is not supported by this model: prefix token is missing. "}})
                 if fake.status != 200:
-                    return self._json(fake.status, fake.error_body(fake.status))
+                    error = fake.error_body(fake.status)
+                    if fake.echo_headers:  # some proxies and servers echo the request in their errors
+                        echoed = f"{ERROR_MESSAGE}; request headers: {dict(self.headers.items())}"
+                        if isinstance(error["error"], dict):
+                            error["error"]["message"] = echoed
+                        else:
+                            error["error"] = echoed
+                    return self._json(fake.status, error)
                 if body.get("stream") is False:  # llama-server's warm-up, n_predict 0
                     return self._json(200, {"content": "", "stop": True, "tokens_evaluated": fake.prompt_tokens,
                                             "timings": fake.timings()})
