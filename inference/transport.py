@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import ipaddress
 import os
+import re
 import ssl
 from urllib.parse import urlsplit
 
@@ -27,6 +28,7 @@ from .api import BackendConfigError
 from .backend_spec import BackendSpec
 
 REDACTED = "***"
+_URL_USERINFO = re.compile(r"(\b[A-Za-z][A-Za-z0-9+.-]*://)[^\s/?#@'\"<>]+@")
 
 
 def is_loopback(url: str) -> bool:
@@ -83,7 +85,9 @@ class Transport:
         )
 
     def scrub(self, text: str) -> str:
-        """`text` without the API key (a server's error body may echo the request's headers)."""
+        """`text` without the API key (a server's error body may echo the request's headers) and
+        without any URL's userinfo (`http://user:password@host`)."""
+        text = _URL_USERINFO.sub(rf"\1{REDACTED}@", text)
         return text.replace(self._secret, REDACTED) if self._secret else text
 
     async def aclose(self) -> None:
