@@ -14,7 +14,8 @@ Invariants:
   an `error` event and an HTTP status >= 400 raise `BackendError` with the server's own message,
   scrubbed of the API key. Nothing else is raised.
 - `detect` runs before the first request that needs it, bounded by a third of that request's
-  time; a detection that fails (server down) is tried again at the next request. When it
+  time; a detection that fails (server down, 5xx) is tried again at the next request, one the
+  server refuses (4xx: it lacks the route) is not. When it
   reveals the model family after the router rendered the prompt with another, the prompt is
   rendered again from the request.
 """
@@ -107,6 +108,10 @@ class StreamingHTTPBackend:
             budget = min(budget, params.deadline_ms / 3000)
         try:
             await asyncio.wait_for(self.detect(), budget)
+        except httpx.HTTPStatusError as exc:
+            if exc.response.status_code >= 500:
+                return  # asked again at the next request
+            # 4xx: the server has no such route (a partial implementation of the API); settings decide
         except (httpx.HTTPError, TimeoutError, ValueError, KeyError, TypeError):
             return  # asked again at the next request; this one goes on with what settings say
         self._detected = True
