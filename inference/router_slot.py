@@ -3,7 +3,7 @@ cap, its last real error and its measured prefill speed; and `BreakerEvent`, a b
 as the router reports it.
 
 The in-flight cap is the backend's `maxInFlight` setting when it is positive; else what the
-backend detected (`max_in_flight`, e.g. llama-server's slot count from `/props`), read before
+backend detected (`max_in_flight`, or `total_slots`: llama-server's slot count from `/props`), read before
 each request so a detection made by the first request applies from the next; else the kind's
 default: 1 for single-slot servers (Ollama, llama-server), 4 for batching servers (OpenAI-
 compatible, TGI), none for in-process backends (the embedded engine batches and schedules).
@@ -74,7 +74,7 @@ class BackendSlot:
         if self.spec.max_in_flight > 0:
             self.cap.limit = self.spec.max_in_flight
             return
-        detected = getattr(self.backend, "max_in_flight", None)
+        detected = getattr(self.backend, "max_in_flight", None) or getattr(self.backend, "total_slots", None)
         if isinstance(detected, int) and not isinstance(detected, bool) and detected > 0:
             self.cap.limit = detected
         else:
