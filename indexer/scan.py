@@ -9,7 +9,8 @@ Invariants:
   the graph exactly as a sequential scan does.
 - Worker processes are used only when `workers > 1` and at least `min_parallel` files need
   parsing; the pool lives for one scan and is shut down when it ends, also when it raises.
-  Workers are started with "forkserver" (the server has threads: never a plain fork of it).
+  Workers are started with "forkserver" (the server has threads: never a plain fork of it), and
+  each exits when this process ends, however it ends (`indexer.lifeline`).
 - A pool that cannot start or that breaks (a worker died, no semaphores...) costs one log line;
   the files it did not parse are parsed in this process. A scan is never lost to the pool.
 - A worker's result is the tags in the snapshot's format (`store.encode_tags`): decoded here and
@@ -28,7 +29,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
-from indexer import languages, scan_worker
+from indexer import languages, lifeline, scan_worker
 from indexer.fingerprint import content_hash
 from indexer.graph import SymbolGraph
 from indexer.store import SnapshotStore, decode_tags
@@ -152,15 +153,21 @@ def index_candidates(
     progress: Callable[[int, int], None] | None,
     workers: int,
     min_parallel: int = MIN_PARALLEL_FILES,
+    stop: Callable[[], bool] | None = None,
 ) -> None:
     """Prepare, parse and apply every candidate, in order, counting in `report`; skipped files
-    leave the graph. `progress(done, total)` after each."""
+    leave the graph. `progress(done, total)` after each. Once `stop()` is true no file is read
+    or sent to a worker any more, and the scan ends after the files already being parsed."""
     total = len(candidates)
     if progress:
         progress(0, total)
-    parsed = parse_in_order((prepare(path, lang) for path, lang in candidates), workers, min_parallel)
+    stopped = stop or (lambda: False)
+    prepared = (prepare(path, lang) for path, lang in candidates if not stopped())
+    parsed = parse_in_order(prepared, workers, min_parallel)
     try:
         for done, item in enumerate(parsed, 1):
+            if stopped():
+                break
             if isinstance(item, Skipped):
                 report.skipped.append(item)
                 remove_file(item.path)
@@ -223,7 +230,9 @@ def start_pool(workers: int) -> ProcessPoolExecutor:
     context = multiprocessing.get_context(method)
     if method == "forkserver":
         context.set_forkserver_preload(list(scan_worker.PRELOAD))
-    return ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    # each worker exits with this process, however it ends (`lifeline`)
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=lifeline.hold,
+                               initargs=(os.getpid(),))
 
 
 @dataclass(slots=True)

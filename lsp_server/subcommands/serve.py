@@ -12,6 +12,9 @@ by the subcommand's defaults; `transport(args)` reads whichever was given.
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import sys
 from dataclasses import dataclass
 
 from ..errors import UsageError
@@ -83,8 +86,30 @@ def run(args: argparse.Namespace) -> int:
     from ..server import create_server
 
     server = create_server()
-    if chosen.kind == "tcp":
-        server.start_tcp(chosen.host, chosen.port)
-    else:
-        server.start_io()
+    try:
+        if chosen.kind == "tcp":
+            server.start_tcp(chosen.host, chosen.port)
+        else:
+            server.start_io()
+    finally:
+        _end_process(server)
     return 0
+
+
+def _end_process(server) -> None:
+    """The connection ended (exit, stdin closed, client gone): release what holds state and end
+    the process now. Threads still at work (a workspace scan) are not waited for, and the scan's
+    worker processes exit with this one (`indexer.lifeline`)."""
+    for release in (getattr(server.cache, "close", None), getattr(getattr(server, "indexing", None), "close", None)):
+        try:
+            if release is not None:
+                release()
+        except Exception:  # ending anyway: nothing here may keep the process alive
+            pass
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
