@@ -1,8 +1,10 @@
 """The cross-file symbol graph: files, their definitions, resolved import edges and reference edges.
 
 Invariants:
-- A file's entries (symbols, import edges, reference counts) are rebuilt only by `set_file` with a
-  different fingerprint; with an equal fingerprint only the stored tags (positions) are swapped.
+- Each file is one immutable `FileEntry` (indexer/entry.py); `set_file` always stores a new
+  entry, but the graph's rows for the file (symbols, import edges, reference counts) are rebuilt
+  only when the fingerprint differs. `change_serial` counts every change (an entry set or
+  removed, a Go module declared): equal serials mean equal answers.
 - When a file is re-indexed, exactly the files importing it (its direct dependents) are marked for
   re-resolution; they are re-resolved lazily, before the next query. Adding or removing a file
   re-resolves the files that had unresolved imports.
@@ -22,11 +24,12 @@ from __future__ import annotations
 
 import posixpath
 import threading
-from collections import Counter, defaultdict, deque
-from dataclasses import dataclass, field, replace
+from collections import defaultdict
+from dataclasses import dataclass, field
 from math import sqrt
 
 from indexer.definitions import definition_names
+from indexer.entry import FileEntry
 from indexer.resolve import ModuleIndex, resolve_import, shared_path_length
 from indexer.tags import Definition, FileTags
 
@@ -44,37 +47,12 @@ class FileUpdate:
     marked: frozenset[str] = field(default_factory=frozenset)
 
 
-JOURNAL_SIZE = 64  # a memo syncs at every completion, so a few changes back is plenty
-
-
-def _same_imports(old: FileTags, new: FileTags) -> bool:
-    """Whether two versions of a file import the same things (where the statements sit aside)."""
-    return len(old.imports) == len(new.imports) and all(
-        replace(a, line=0) == replace(b, line=0) for a, b in zip(old.imports, new.imports))
-
-
-def _changed_names(old: FileTags, new: FileTags) -> frozenset[str]:
-    """The names whose lookups a file's change from `old` to `new` can affect: those it defines
-    (before or after: their definitions may have moved), and, when its imports changed, those
-    they bind (lookups follow re-exports through them)."""
-    names = frozenset(definition_names(old.definitions)) | frozenset(definition_names(new.definitions))
-    if not _same_imports(old, new):
-        names |= frozenset(local for tags in (old, new) for imp in tags.imports for local in imp.local_names)
-    return names
-
-
-def _name_counts(tags: FileTags) -> dict[str, int]:
-    refs = tags.references
-    counter = getattr(refs, "name_counts", None)
-    return counter() if counter is not None else dict(Counter(r.name for r in refs))
-
-
 class SymbolGraph:
     """Files, symbols and edges of one workspace (see module docstring for the invariants)."""
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
-        self._tags: dict[str, FileTags] = {}
+        self._entries: dict[str, FileEntry] = {}
         self._modules = ModuleIndex()
         self._resolved: dict[str, tuple[tuple[str, ...], ...]] = {}
         self._importers: dict[str, set[str]] = defaultdict(set)
@@ -87,79 +65,54 @@ class SymbolGraph:
         self._unresolved: set[str] = set()
         self._unresolved_dirty = False
         self._symbol_count = 0
-        self.change_serial = 0  # bumped by every set_file/remove_file, semantic or not
-        self.layout_version = 0  # bumped when files come or go, or a Go module is declared
-        self._positions: dict[str, tuple[FileTags, dict[str, tuple[int, ...]]]] = {}  # see _name_positions
-        self._binding_memo: dict[str, tuple] = {}  # see _bindings
-        self._journal: deque[tuple[int, frozenset[str], frozenset[str] | None]] = deque(maxlen=JOURNAL_SIZE)
+        self.change_serial = 0  # bumped by every change: an entry set or removed, a Go module declared
 
     # ---- updates
 
-    def _record(self, paths: set[str], names: frozenset[str] | None) -> None:
-        """Journal one change: `definitions_of(name, from_path)` answers may differ afterwards
-        for `from_path` in `paths` or `name` in `names` (None: for every name)."""
-        self.change_serial += 1
-        self._journal.append((self.change_serial, frozenset(paths), names))
-
-    def changes_since(self, serial: int) -> list[tuple[frozenset[str], frozenset[str] | None]] | None:
-        """The (paths, names) of each change after `serial` (see `_record`), oldest first; None
-        when the journal no longer reaches back that far (then anything may have changed)."""
+    def set_file(self, path: str, tags: FileTags, source: bytes | None = None) -> FileUpdate:
+        """Index `tags` (extracted from `source`, when the caller holds it) as the content of
+        `path` in a new entry; re-index only if the fingerprint changed."""
         with self._lock:
-            if serial == self.change_serial:
-                return []
-            if serial > self.change_serial or not self._journal or self._journal[0][0] > serial + 1:
-                return None
-            return [(paths, names) for number, paths, names in self._journal if number > serial]
-
-    def set_file(self, path: str, tags: FileTags) -> FileUpdate:
-        """Index `tags` as the content of `path`; re-index only if the fingerprint changed."""
-        with self._lock:
-            old = self._tags.get(path)
+            self.change_serial += 1
+            previous = self._entries.get(path)
+            old = previous.tags if previous is not None else None
+            entry = FileEntry(path, tags, source)
             if old is not None and old.fingerprint == tags.fingerprint and old.package == tags.package:
-                self._tags[path] = tags  # the same names, but positions may have moved
-                self._record(set(), _changed_names(old, tags))
+                self._entries[path] = entry  # the same names, but positions may have moved
                 return FileUpdate(path, False, tags.fingerprint)
             if old is not None:
                 self._resolve_fresh()  # so that `marked` names every importer
             in_place = old is not None and old.package == tags.package and old.language == tags.language
             if in_place:
-                self._update_entries(path, old, tags)
+                self._update_entries(entry, previous)
             else:
                 if old is not None:
-                    self._drop_entries(path, old)
+                    self._drop_entries(path, previous)
                 else:
                     self._unresolved_dirty = True
-                self._add_entries(path, tags)
+                self._add_entries(entry)
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
             self._invalidate_edges(path, old, tags)
-            if in_place:
-                # module resolution depends on files' paths, packages and languages, not on their
-                # contents: importers resolve as before, and `path` itself only if its imports changed
-                self._record(set() if _same_imports(old, tags) else {path}, _changed_names(old, tags))
-            else:  # a new file, or a moved package, can change how other files' imports resolve
-                self.layout_version += 1
-                self._record({path} | marked, None)
             return FileUpdate(path, True, tags.fingerprint, marked)
 
     def remove_file(self, path: str) -> FileUpdate:
         """Forget `path`; its importers are marked for re-resolution."""
         with self._lock:
-            old = self._tags.pop(path, None)
-            self._positions.pop(path, None)
-            self._binding_memo.pop(path, None)
-            if old is None:
+            previous = self._entries.pop(path, None)
+            if previous is None:
                 return FileUpdate(path, False, "")
+            self.change_serial += 1
+            old = previous.tags
+            self._fresh.discard(path)  # it has no tags to resolve any more
             self._resolve_fresh()
-            self._drop_entries(path, old)
+            self._drop_entries(path, previous)
             self._modules.remove(path)
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
             self._unresolved_dirty = True
             self._invalidate_edges(path, old, None)
             self._out_edges.pop(path, None)
-            self.layout_version += 1
-            self._record({path} | marked, None)
             return FileUpdate(path, True, "", marked)
 
     def set_go_module(self, module_path: str, directory: str) -> None:
@@ -167,8 +120,7 @@ class SymbolGraph:
         with self._lock:
             self._modules.go_modules[module_path] = directory
             self._unresolved_dirty = True
-            self.layout_version += 1
-            self._record(set(), None)
+            self.change_serial += 1
 
     def resolve_pending(self) -> None:
         """Resolve now what the next query would resolve first: the imports of files added since
@@ -176,16 +128,17 @@ class SymbolGraph:
         with self._lock:
             self._refresh()
 
-    def _add_entries(self, path: str, tags: FileTags) -> None:
+    def _add_entries(self, entry: FileEntry) -> None:
         """Index a file the graph does not have; its imports are resolved by `_refresh`."""
-        self._tags[path] = tags
+        path, tags = entry.path, entry.tags
+        self._entries[path] = entry
         self._modules.add(path, tags.package, tags.language)
         defs_by_name = self._defs_by_name
-        names = definition_names(tags.definitions)
+        names = entry.names
         for name in names:
             defs_by_name[name].add(path)
         self._symbol_count += len(names)
-        counts = _name_counts(tags)
+        counts = entry.name_counts
         self._ref_counts[path] = counts
         referrers = self._referrers
         for name in counts:
@@ -193,11 +146,12 @@ class SymbolGraph:
         self._fresh.add(path)
         self._out_edges.pop(path, None)
 
-    def _update_entries(self, path: str, old: FileTags, new: FileTags) -> None:
-        """Re-index `path` in place: touch only the names and imports that changed."""
-        self._tags[path] = new
-        old_names = set(definition_names(old.definitions))
-        new_names = set(definition_names(new.definitions))
+    def _update_entries(self, entry: FileEntry, previous: FileEntry) -> None:
+        """Re-index a file in place: touch only the names and imports that changed."""
+        path, old, new = entry.path, previous.tags, entry.tags
+        self._entries[path] = entry
+        old_names = set(previous.names)
+        new_names = set(entry.names)
         for name in old_names - new_names:
             bucket = self._defs_by_name.get(name)
             if bucket is not None:
@@ -208,7 +162,7 @@ class SymbolGraph:
             self._defs_by_name[name].add(path)
         self._symbol_count += len(new.definitions) - len(old.definitions)
         old_counts = self._ref_counts.get(path, {})
-        counts = _name_counts(new)
+        counts = entry.name_counts
         self._ref_counts[path] = counts
         for name in old_counts.keys() - counts.keys():
             bucket = self._referrers.get(name)
@@ -224,8 +178,9 @@ class SymbolGraph:
         else:
             self._out_edges.pop(path, None)
 
-    def _drop_entries(self, path: str, old: FileTags) -> None:
-        for name in definition_names(old.definitions):
+    def _drop_entries(self, path: str, previous: FileEntry) -> None:
+        old = previous.tags
+        for name in previous.names:
             bucket = self._defs_by_name.get(name)
             if bucket is not None:
                 bucket.discard(path)
@@ -246,7 +201,7 @@ class SymbolGraph:
         self._fresh.discard(path)
 
     def _resolve(self, path: str) -> None:
-        tags = self._tags[path]
+        tags = self._entries[path].tags
         self._fresh.discard(path)
         for targets in self._resolved.get(path, ()):
             for target in targets:
@@ -270,7 +225,7 @@ class SymbolGraph:
         self._resolve_fresh()
         if self._stale:
             for path in sorted(self._stale):
-                if path in self._tags:
+                if path in self._entries:
                     self._resolve(path)
             self._stale.clear()
 
@@ -283,8 +238,8 @@ class SymbolGraph:
         """Drop the out-edges that `path`'s new content can change: its own, and those of the
         files referring to a name it started or stopped defining."""
         if self._out_edges:
-            old_names = set(definition_names(old.definitions)) if old else set()
-            new_names = set(definition_names(new.definitions)) if new else set()
+            old_names = set(definition_names(old.definitions)) if old is not None else set()
+            new_names = set(definition_names(new.definitions)) if new is not None else set()
             for name in old_names ^ new_names:
                 for referrer in self._referrers.get(name, ()):
                     self._out_edges.pop(referrer, None)
@@ -296,7 +251,7 @@ class SymbolGraph:
     def files(self) -> frozenset[str]:
         """Paths of all indexed files."""
         with self._lock:
-            return frozenset(self._tags)
+            return frozenset(self._entries)
 
     @property
     def symbol_count(self) -> int:
@@ -309,13 +264,22 @@ class SymbolGraph:
         with self._lock:
             return frozenset(self._stale)
 
+    def entry(self, path: str) -> FileEntry | None:
+        return self._entries.get(path)
+
+    def entries(self) -> dict[str, FileEntry]:
+        """A copy of the path -> entry table (entries themselves are immutable and shared)."""
+        with self._lock:
+            return dict(self._entries)
+
     def tags(self, path: str) -> FileTags | None:
-        return self._tags.get(path)
+        entry = self._entries.get(path)
+        return entry.tags if entry is not None else None
 
     def fingerprint(self, path: str) -> str | None:
         """The semantic fingerprint of `path`, or None if it is not indexed."""
-        tags = self._tags.get(path)
-        return tags.fingerprint if tags is not None else None
+        entry = self._entries.get(path)
+        return entry.fingerprint if entry is not None else None
 
     def names(self) -> frozenset[str]:
         """Every defined name in the workspace."""
@@ -341,30 +305,32 @@ class SymbolGraph:
             out: dict[tuple[str, int], tuple[str, Definition]] = {}
 
             def add_from(path: str, wanted: str) -> bool:
-                tags = self._tags.get(path)
-                positions = self._name_positions(path, tags).get(wanted) if tags is not None else None
-                if not positions:
+                entry = self._entries.get(path)
+                found = entry.definitions_named(wanted) if entry is not None else None
+                if not found:
                     return False
-                definitions = tags.definitions
-                for i in positions:
-                    d = definitions[i]
+                for d in found:
                     out.setdefault((path, d.start_byte), (path, d))
                 return True
 
             add_from(from_path, name)
-            tags = self._tags.get(from_path)
+            entry = self._entries.get(from_path)
             resolved = self._resolved.get(from_path, ())
-            if tags is not None:
-                for original, targets in self._bindings(from_path, tags, resolved).get(name, ()):
-                    for target in targets:
-                        self._follow(target, original, add_from, hops=3)
+            if entry is not None:
+                tags = entry.tags
+                if name in entry.bound_names:  # `from m import name [as local]`, in import order
+                    for imp, targets in zip(tags.imports, resolved):
+                        for original, local in zip(imp.names, imp.local_names):
+                            if local == name:
+                                for target in targets:
+                                    self._follow(target, original, add_from, hops=3)
                 for targets in resolved:
                     for target in targets:
                         add_from(target, name)
                 if tags.language in SAME_PACKAGE_LANGS:
                     directory = posixpath.dirname(from_path)
                     for sibling in sorted(self._modules.by_dir.get(directory, ())):
-                        if self._tags[sibling].language == tags.language:
+                        if self._entries[sibling].language == tags.language:
                             add_from(sibling, name)
             rest = sorted(
                 self._defs_by_name.get(name, ()),
@@ -374,42 +340,14 @@ class SymbolGraph:
                 add_from(path, name)
             return list(out.values())
 
-    def _bindings(self, path: str, tags: FileTags,
-                  resolved: tuple[tuple[str, ...], ...]) -> dict[str, list[tuple[str, tuple[str, ...]]]]:
-        """Local name -> (name in the target, target files) for each `from m import name [as
-        local]` of `path`, in import order; kept while the entry and its resolution stand."""
-        cached = self._binding_memo.get(path)
-        if cached is not None and cached[0] is tags and cached[1] is resolved:
-            return cached[2]
-        bindings: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-        for imp, targets in zip(tags.imports, resolved):
-            for original, local in zip(imp.names, imp.local_names):
-                bindings.setdefault(local, []).append((original, targets))
-        self._binding_memo[path] = (tags, resolved, bindings)
-        return bindings
-
-    def _name_positions(self, path: str, tags: FileTags) -> dict[str, tuple[int, ...]]:
-        """Where each name sits in `tags.definitions` (the entry of `path`), kept while that entry
-        stands; read from the names alone, so a lazy `Definitions` is materialised only when a
-        lookup matches one of its names."""
-        cached = self._positions.get(path)
-        if cached is not None and cached[0] is tags:
-            return cached[1]
-        positions: dict[str, list[int]] = {}
-        for i, name in enumerate(definition_names(tags.definitions)):
-            positions.setdefault(name, []).append(i)
-        found = {name: tuple(where) for name, where in positions.items()}
-        self._positions[path] = (tags, found)
-        return found
-
     def _follow(self, path: str, name: str, add_from, hops: int) -> None:
         """Add `name`'s definitions in `path`, or follow `path`'s import of `name` (re-exports)."""
         if add_from(path, name) or hops == 0:
             return
-        tags = self._tags.get(path)
-        if tags is None:
+        entry = self._entries.get(path)
+        if entry is None:
             return
-        for imp, targets in zip(tags.imports, self._resolved.get(path, ())):
+        for imp, targets in zip(entry.tags.imports, self._resolved.get(path, ())):
             for original, local in zip(imp.names, imp.local_names):
                 if local == name:
                     for target in targets:
@@ -431,7 +369,7 @@ class SymbolGraph:
         if cached is not None:
             return cached
         edges: dict[str, float] = defaultdict(float)
-        own = set(definition_names(self._tags[path].definitions))
+        own = set(self._entries[path].names)
         for name, count in self._ref_counts.get(path, {}).items():
             if name in own:
                 continue

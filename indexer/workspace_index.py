@@ -1,54 +1,47 @@
-"""`WorkspaceIndex`: the object the server holds. Open buffers, disk files, the graph, the snapshot.
+"""`WorkspaceIndex`: the object the server holds. Open buffers, disk files, the graph, the snapshots.
 
 It is a document listener (`did_open` / `did_change` / `did_close`), a watched-files listener
-(`file_changed_on_disk` / `file_deleted`), and the owner of the workspace scan.
+and the owner of the workspace scan (both in `disk_side.py`), and the publisher of snapshots.
 
 Invariants:
 - An open buffer's content wins over the file on disk until it is closed.
 - Edits only update text and record tree edits; the reparse and re-indexing happen in `flush`
-  (called by `tree(path)`, by the `graph` property, or by the server when idle), so a burst of
-  keystrokes costs one incremental parse and one tags extraction.
-- A file is re-indexed (its graph entries rebuilt) only when its semantic fingerprint changed;
+  (called by `tree(path)`, by `snapshot`, by `snapshot_for` for the buffers a completion
+  reads, or by the server's scheduler), so a burst of keystrokes costs one incremental parse
+  and one tags extraction.
+- Each change of the graph publishes a new `IndexSnapshot` (built when first asked for:
+  `published`); a completion in `path` reads `snapshot_for(path)`: every pending buffer it can
+  read (`relevance.py`) is flushed into that snapshot, and its own buffer's text and tree come
+  from the buffer itself.
+- A file is re-indexed (its graph rows rebuilt) only when its semantic fingerprint changed;
   `last_flush.reindexed` counts those per flush, `reindexed_files` in total.
 - Subscribers get `(path, fingerprint)` after each fingerprint change ("" when a file left the
-  index). With `set_dispatcher(run, owner_thread)`, calls from other threads (the scan) are
-  handed to `run` (e.g. `loop.call_soon_threadsafe`) instead of being made on that thread;
-  calls on the owner thread (edits being flushed) stay synchronous.
-- Scans run wherever `scan` is called (the server calls it in a worker thread); parsing happens
-  outside the lock (in worker processes for a large scan, see `scan.py`), so edits are never
-  blocked for long.
+  index), see `notify.py`.
+- Edit times come from `clock` (injectable: tests advance it).
 """
 
 from __future__ import annotations
 
 import logging
-import os
-import posixpath
 import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer import languages
-from indexer.documents import OpenDocument, TextEditLike, is_memory_path
-from indexer.graph import SAME_PACKAGE_LANGS, FileUpdate, SymbolGraph
-from indexer.scan import (
-    MIN_PARALLEL_FILES, DiskFile, Prepared, collect_candidates, index_candidates, read_disk_file,
-    resolve_workers,
-)
+from indexer.disk_side import DiskSide
+from indexer.documents import OpenDocument, TextEditLike
+from indexer.graph import SymbolGraph
+from indexer.notify import FingerprintCallback, FingerprintSubscribers
+from indexer.relevance import matters_to, needed_by_others
+from indexer.snapshot import IndexSnapshot
 from indexer.store import SnapshotStore
 from indexer.tags import FileTags
-from indexer.workspace import (
-    GitignoreCache, ScanOptions, ScanReport, Skipped, is_candidate, iter_candidates,
-    SourceGuard, normalize_path, read_source,
-)
+from indexer.workspace import ScanOptions, ScanReport, Skipped, SourceGuard, normalize_path, read_source
 
 log = logging.getLogger("arbor.indexer")
 
-FingerprintCallback = Callable[[str, str], None]
-ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +53,7 @@ class FlushStats:
     marked: frozenset[str] = field(default_factory=frozenset)
 
 
-class WorkspaceIndex:
+class WorkspaceIndex(DiskSide):
     """Index of every supported file under the workspace roots plus the open buffers."""
 
     def __init__(
@@ -69,6 +62,7 @@ class WorkspaceIndex:
         *,
         snapshot: bool = True,
         cache_dir: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.options = options or ScanOptions()
         self.snapshot_enabled = snapshot
@@ -80,10 +74,9 @@ class WorkspaceIndex:
         self._roots: list[str] = []
         self._stores: dict[str, SnapshotStore] = {}
         self._disk_hash: dict[str, str] = {}
-        self._disk_trees: OrderedDict[tuple, tuple[languages.Tree, bytes]] = OrderedDict()
-        self._subscribers: list[FingerprintCallback] = []
-        self._dispatch: Callable[[Callable[[], None]], None] | None = None
-        self._owner_thread: int | None = None
+        self._subscribers = FingerprintSubscribers()
+        self._published = IndexSnapshot()
+        self.clock = clock  # when edits happened, for `lag_s` and `snapshot_for`
         self.reindexed_files = 0
         self.last_flush = FlushStats()
         self.last_scan: ScanReport | None = None
@@ -91,152 +84,6 @@ class WorkspaceIndex:
         self.pending_lag_s = 0.0  # see `graph_for`
         self.flushes = 0
         self.source_guard: SourceGuard | None = None  # what may be read from disk (the server's privacy)
-
-    # ---- roots and scanning
-
-    @property
-    def roots(self) -> tuple[str, ...]:
-        return tuple(self._roots)
-
-    def add_root(self, root: str, progress: ProgressCallback | None = None) -> ScanReport:
-        """Add a workspace folder and index it."""
-        return self.scan([root], progress)
-
-    def remove_root(self, root: str) -> None:
-        """Drop a workspace folder and every file under it that is not open."""
-        root = normalize_path(root)
-        with self._lock:
-            if root in self._roots:
-                self._roots.remove(root)
-            store = self._stores.pop(root, None)
-        if store is not None:
-            store.close()
-        self._remove_under(root)
-
-    def scan(
-        self,
-        roots: Iterable[str] | None = None,
-        progress: ProgressCallback | None = None,
-        *,
-        min_parallel: int = MIN_PARALLEL_FILES,
-    ) -> ScanReport:
-        """Index every candidate file under `roots` (default: the known roots); files that were
-        indexed under them but are gone or no longer candidates leave the index. Parsing happens in
-        `options.workers` processes when at least `min_parallel` files need it (see `scan.py`)."""
-        started = time.perf_counter()
-        report = ScanReport()
-        roots = [normalize_path(r) for r in (roots if roots is not None else self._roots)]
-        with self._lock:
-            self._roots.extend(r for r in dict.fromkeys(roots) if r not in self._roots)
-        candidates = collect_candidates(roots, self.options, self._graph)
-        index_candidates(candidates, lambda path, lang: self._read_disk_file(path, lang, report),
-                         self._apply_disk_file, self._remove_file, report, progress,
-                         resolve_workers(self.options.workers), min_parallel)
-        seen = {path for path, _ in candidates}
-        for root in roots:
-            stale = [p for p in self._graph.files if _under(p, root) and p not in seen and p not in self._docs]
-            for path in stale:
-                self._remove_file(path)
-        self._graph.resolve_pending()  # the new files' imports, once, here rather than in a query
-        report.files = sum(report.languages.values())
-        report.symbols = self._graph.symbol_count
-        report.seconds = time.perf_counter() - started
-        self.last_scan = report
-        return report
-
-    def _store_for(self, path: str) -> SnapshotStore | None:
-        if not self.snapshot_enabled:
-            return None
-        root = max((r for r in self._roots if _under(path, r)), key=len, default=None)
-        if root is None:
-            return None
-        store = self._stores.get(root)
-        if store is None:
-            store = self._stores[root] = SnapshotStore(root, self._cache_dir)
-        return store if store.enabled else None
-
-    def _read_disk_file(self, path: str, lang: str, report: ScanReport | None) -> Prepared:
-        """`scan.read_disk_file` of `path` unless it is open (None)."""
-        if path in self._docs:
-            return None
-        indexed = self._disk_hash.get(path) if self._graph.tags(path) is not None else None
-        return read_disk_file(path, lang, self.options.max_file_bytes, indexed, self._store_for, report,
-                              self.source_guard)
-
-    def _apply_disk_file(self, file: DiskFile) -> FileUpdate | None:
-        """Put a prepared (and parsed) file into the graph unless it was opened meanwhile."""
-        with self._lock:
-            if file.path in self._docs:
-                return None
-            self._disk_hash[file.path] = file.digest
-            update = self._graph.set_file(file.path, file.tags)
-            if update.reindexed:
-                self.reindexed_files += 1
-        if update.reindexed:
-            self._notify(file.path, update.fingerprint)
-        return update
-
-    def _index_disk_file(self, path: str, lang: str) -> FileUpdate | None:
-        """Index one file from disk in this process (a watched-files event)."""
-        item = self._read_disk_file(path, lang, None)
-        if isinstance(item, Skipped):
-            self._remove_file(path)
-        if not isinstance(item, DiskFile):
-            return None
-        if item.tags is None:
-            item.parse_here()
-            item.save_to_snapshot()
-        return self._apply_disk_file(item)
-
-    # ---- watched files
-
-    def file_changed_on_disk(self, path: str) -> FileUpdate | None:
-        """A file was created or changed on disk: (re)index it unless it is open."""
-        path = normalize_path(path)
-        if path in self._docs:
-            return None
-        if is_memory_path(path):  # no file behind it: a closed memory document leaves the index
-            self._remove_file(path)
-            return None
-        if os.path.isdir(path):
-            self.scan_subtree(path)
-            return None
-        root = max((r for r in self._roots if _under(path, r)), key=len, default=None)
-        lang = languages.language_for_path(path)
-        if root is None or lang is None or not is_candidate(root, path, self.options, GitignoreCache()):
-            self._remove_file(path)
-            return None
-        return self._index_disk_file(path, lang)
-
-    def scan_subtree(self, directory: str) -> None:
-        """Index a directory that appeared under a root (a watched-files event for a folder)."""
-        directory = normalize_path(directory)
-        root = max((r for r in self._roots if _under(directory, r)), key=len, default=None)
-        if root is None:
-            return
-        for path, lang in iter_candidates(root, self.options):
-            if _under(path, directory):
-                self._index_disk_file(path, lang)
-
-    def file_deleted(self, path: str) -> None:
-        """A file or directory was deleted on disk; open buffers stay indexed."""
-        path = normalize_path(path)
-        if path not in self._docs:
-            self._remove_file(path)
-        self._remove_under(path)
-
-    def _remove_under(self, directory: str) -> None:
-        for p in [p for p in self._graph.files if _under(p, directory) and p not in self._docs]:
-            self._remove_file(p)
-
-    def _remove_file(self, path: str) -> None:
-        with self._lock:
-            self._disk_hash.pop(path, None)
-            update = self._graph.remove_file(path)
-            if update.reindexed:
-                self.reindexed_files += 1
-        if update.reindexed:
-            self._notify(path, "")
 
     # ---- document listener
 
@@ -270,7 +117,7 @@ class WorkspaceIndex:
             self._mark_pending(path)
 
     def _mark_pending(self, path: str) -> None:
-        self._pending.setdefault(path, time.monotonic())
+        self._pending.setdefault(path, self.clock())
 
     def did_close(self, path: str) -> None:
         """Forget the buffer; the file falls back to its disk content (or leaves the index)."""
@@ -295,7 +142,7 @@ class WorkspaceIndex:
         """Seconds since the oldest edit of open buffer `path` that its index entry does not
         reflect yet (0.0 when it is up to date)."""
         since = self._pending.get(normalize_path(path))
-        return 0.0 if since is None else time.monotonic() - since
+        return 0.0 if since is None else self.clock() - since
 
     def flush(self, path: str | None = None) -> FlushStats:
         """Reparse and re-index pending buffers (all, or just `path`)."""
@@ -318,7 +165,7 @@ class WorkspaceIndex:
                 if tags is None:
                     continue
                 reparsed += 1
-                update = self._graph.set_file(target, tags)
+                update = self._graph.set_file(target, tags, doc.tagged_source)
                 if update.reindexed:
                     reindexed += 1
                     marked |= update.marked
@@ -351,29 +198,51 @@ class WorkspaceIndex:
             self.flush()
         return self._graph
 
-    def graph_for(self, path: str, max_lag_s: float | None = None) -> SymbolGraph:
-        """The graph as a completion in `path` needs it. Pending buffers that can matter to `path`
+    @property
+    def snapshot(self) -> IndexSnapshot:
+        """The latest published snapshot, with all pending buffers flushed into it."""
+        if self._pending:
+            self.flush()
+        return self.published
+
+    @property
+    def published(self) -> IndexSnapshot:
+        """The snapshot of the graph as it is now (pending buffers not flushed): one per version."""
+        snapshot = self._published
+        if snapshot.version != self._graph.change_serial or snapshot.stale:
+            with self._lock:
+                snapshot = self._published = IndexSnapshot(self._graph, self._read_bytes)
+        return snapshot
+
+    def snapshot_for(self, path: str, max_lag_s: float | None = None) -> IndexSnapshot:
+        """The snapshot a completion in `path` reads. Pending buffers that can matter to `path`
         are flushed first: those it imports (up to three hops) and, for Go and Java, those in its
-        directory (one package). `path`'s own entry (its definitions near the cursor come from its fresh
-        tree) and unrelated buffers may lag their latest edits until the next flush, but by no
-        more than `max_lag_s` (default `pending_lag_s`: 0, i.e. everything is flushed, unless the
-        owner promises to flush soon after, as the server does after each answer).
-        `tagged_source(path)` gives the text `path`'s entry was made from."""
-        path = normalize_path(path)
-        max_lag_s = self.pending_lag_s if max_lag_s is None else max_lag_s
-        now = time.monotonic()
+        directory (one package; see `relevance.py`). `path`'s own entry (its definitions near the
+        cursor come from its fresh tree) and unrelated buffers may lag their latest edits until
+        the next flush, but by no more than `max_lag_s` (default `pending_lag_s`: 0, i.e.
+        everything is flushed, unless the owner promises to flush soon after, as the server's
+        scheduler does). An entry's `source` is the text it was made from."""
+        self._flush_for(normalize_path(path), self.pending_lag_s if max_lag_s is None else max_lag_s)
+        return self.published
+
+    def graph_for(self, path: str, max_lag_s: float | None = None) -> SymbolGraph:
+        """`snapshot_for`'s flushing, then the graph itself."""
+        self._flush_for(normalize_path(path), self.pending_lag_s if max_lag_s is None else max_lag_s)
+        return self._graph
+
+    def _flush_for(self, path: str, max_lag_s: float) -> None:
+        now = self.clock()
         with self._lock:
             pending = dict(self._pending)
         if not pending:
-            return self._graph
+            return
         overdue = {p for p, since in pending.items() if now - since >= max_lag_s or self._never_tagged(p)}
         others = set(pending) - {path} - overdue
         if others:
-            matters = self._matters_to(path)
+            matters = matters_to(self._graph, path)
             overdue |= {p for p in others if matters(p)}
         for target in sorted(overdue):
             self.flush(target)
-        return self._graph
 
     def _never_tagged(self, path: str) -> bool:
         """Whether the graph's entry for open buffer `path` does not come from the buffer (none
@@ -382,33 +251,20 @@ class WorkspaceIndex:
         return self._graph.tags(path) is None or (doc is not None and doc.language is not None
                                                    and doc.tagged_source is None)
 
-    def _matters_to(self, to: str) -> Callable[[str], bool]:
-        """A test of whether a file's entry can change a completion in `to`: `to` imports it (up
-        to three hops), or both are Go or Java files of one directory (one package)."""
-        related = self._import_closure(to, hops=3)
-        package = posixpath.dirname(to) if languages.language_for_path(to) in SAME_PACKAGE_LANGS else None
-        return lambda path: path in related or posixpath.dirname(path) == package
-
     def needed_by_other_buffers(self) -> set[str]:
-        """The open buffers that a completion in another open buffer would flush first
-        (`graph_for`); one import closure per open buffer."""
-        docs = list(self._docs)
-        needed: set[str] = set()
-        for other in docs:
-            matters = self._matters_to(other)
-            needed.update(path for path in docs if path != other and matters(path))
-        return needed
+        """The open buffers that a completion in another open buffer would flush first."""
+        return needed_by_others(self._graph, list(self._docs))
 
-    def _import_closure(self, path: str, hops: int) -> set[str]:
-        """Files `path` imports, directly or through up to `hops` files."""
-        seen: set[str] = set()
-        frontier = [path]
-        for _ in range(hops):
-            frontier = [t for f in frontier for t in self._graph.imports_of(f) if t not in seen and t != path]
-            seen.update(frontier)
-            if not frontier:
-                break
-        return seen
+    def buffer_tree(self, path: str, source: bytes, allow_lag: bool = False) -> tuple[languages.Tree, tuple[int, int] | None] | None:
+        """The current tree of open buffer `path` when it holds exactly `source` (else None), and
+        the byte range of `source` that the tree does not reflect yet. The tree may lag only with
+        `allow_lag` (see `current_tree`); otherwise it is reparsed first and the range is None."""
+        if normalize_path(path) not in self._docs:
+            return None
+        held = self.current_tree(path, allow_lag=allow_lag)
+        if held is None or held[1] != source:
+            return None
+        return held[0], self.unparsed(path) if allow_lag else None
 
     def current_tree(self, path: str, allow_lag: bool = False) -> tuple[languages.Tree, bytes] | None:
         """Like `tree`, but an open buffer is only reparsed: re-tagging and re-indexing it are
@@ -448,27 +304,13 @@ class WorkspaceIndex:
 
     def _disk_tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
         lang = languages.language_for_path(path)
-        if lang is None:
-            return None
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        key = (path, st.st_mtime_ns, st.st_size)
-        with self._lock:
-            cached = self._disk_trees.get(key)
-            if cached is not None:
-                self._disk_trees.move_to_end(key)
-                return cached
+        data = self._read_bytes(path) if lang is not None else None
+        return (languages.parse(lang, data), data) if data is not None else None
+
+    def _read_bytes(self, path: str) -> bytes | None:
+        """The bytes of `path` on disk as the index may read them (None: unreadable or refused)."""
         data = read_source(path, self.options.max_file_bytes, self.source_guard)
-        if isinstance(data, Skipped):
-            return None
-        result = (languages.parse(lang, data), data)
-        with self._lock:
-            self._disk_trees[key] = result
-            while len(self._disk_trees) > 16:
-                self._disk_trees.popitem(last=False)
-        return result
+        return None if isinstance(data, Skipped) else data
 
     def text(self, path: str) -> str | None:
         """The current text of `path`: the open buffer, else the file on disk; None if unreadable."""
@@ -490,26 +332,14 @@ class WorkspaceIndex:
 
     def subscribe(self, callback: FingerprintCallback) -> Callable[[], None]:
         """Call `callback(path, fingerprint)` on every fingerprint change; returns an unsubscribe."""
-        self._subscribers.append(callback)
-        return lambda: self._subscribers.remove(callback) if callback in self._subscribers else None
+        return self._subscribers.subscribe(callback)
 
     def set_dispatcher(self, run: Callable[[Callable[[], None]], None] | None, owner_thread: int | None = None) -> None:
         """Deliver notifications raised off `owner_thread` through `run` (None: call directly)."""
-        self._dispatch = run
-        self._owner_thread = owner_thread if owner_thread is not None else threading.get_ident()
+        self._subscribers.set_dispatcher(run, owner_thread)
 
     def _notify(self, path: str, fingerprint: str) -> None:
-        if self._dispatch is not None and threading.get_ident() != self._owner_thread:
-            self._dispatch(lambda: self._deliver(path, fingerprint))
-        else:
-            self._deliver(path, fingerprint)
-
-    def _deliver(self, path: str, fingerprint: str) -> None:
-        for callback in list(self._subscribers):
-            try:
-                callback(path, fingerprint)
-            except Exception:
-                log.exception("index: fingerprint subscriber failed for %s", path)
+        self._subscribers.notify(path, fingerprint)
 
     def stats(self) -> dict:
         """Counters for `arbor/stats`."""
@@ -534,7 +364,3 @@ class WorkspaceIndex:
         for store in self._stores.values():
             store.close()
         self._stores.clear()
-
-
-def _under(path: str, directory: str) -> bool:
-    return path.startswith(directory.rstrip("/") + "/")

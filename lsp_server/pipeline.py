@@ -7,6 +7,7 @@ prints is exactly what an editor would get. Latency is reported per stage in mil
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,8 +36,10 @@ def language_id_for(path: str) -> str:
 
 class CompletionPipeline:
     def __init__(self, settings: Settings, workspace_root: str | None = None, *, index: Any = None,
-                 cache: Any = None, router: Router | None = None, privacy: Privacy | None = None):
+                 cache: Any = None, router: Router | None = None, privacy: Privacy | None = None,
+                 on_context: Callable[[str, PromptParts], None] | None = None):
         self.settings = settings
+        self.on_context = on_context  # told of each interactive completion's context (the scheduler)
         self.privacy = privacy or Privacy(settings.privacy)
         self.workspace_root = workspace_root
         self.index = index
@@ -110,6 +113,8 @@ class CompletionPipeline:
         parts = self.build_context(path, text, offset, language=language)
         if priority == PRIORITY_INTERACTIVE:
             self.last_context = parts
+            if self.on_context is not None:
+                self.on_context(path, parts)
         context_ms = _ms(started)
         cfg = self.settings.completion
         request = self.request_for(parts, priority)

@@ -96,7 +96,8 @@ class ArborServer(FastStdioMixin, LanguageServer):
 
     def _build_pipeline(self) -> CompletionPipeline:
         pipeline = CompletionPipeline(self.settings, self.workspace_root, index=self.index, cache=self.cache,
-                                      privacy=self.privacy)
+                                      privacy=self.privacy,
+                                      on_context=getattr(getattr(self, "indexing", None), "context_built", None))
         _ = pipeline.router  # creates the backends: an embedded model loads here, off the event loop
         return pipeline
 

@@ -32,8 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .lookup import Found, IndexLookup, module_stem
-from .memo import LruMemo
+from .index_lookup import Found, IndexLookup, module_stem
 from .references import NameUse, owner_before
 from .scopes import Scope, as_scope, name_of, node_text
 from .snippets import CLASS_KINDS, RenderedSnippet, render
@@ -103,8 +102,9 @@ def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes
 
 def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
                      root: object, source: bytes, path: str, syntax: Syntax,
-                     visible: tuple[int, int]) -> list[Piece]:
-    """Candidates for the definitions of names used near the cursor (see the value model)."""
+                     visible: tuple[int, int]) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
+    """Candidates for the definitions of names used near the cursor (see the value model), and
+    the names looked up with the members used on each (what `warm_references` looks up again)."""
     by_name: dict[str, list[NameUse]] = {}
     for use in uses:
         if not use.name or use.name in _BUILTINS or use.name.startswith("__"):
@@ -151,22 +151,17 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
                               upgrade_gain=2.0 if accessed else 1.3)
         if piece is not None:
             pieces.append(piece)
-    _LAST_NAMES.put(path, [(name, frozenset(members_of.get(name, ()))) for name in by_name])
-    return pieces
+    return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in by_name)
 
 
-# path -> (name, members used on it) of the names its last completion resolved
-_LAST_NAMES: LruMemo[list[tuple[str, frozenset[str]]]] = LruMemo(64)
-
-
-def warm_references(lookup: IndexLookup) -> None:
-    """Look up, and render, the definitions of the names the last completion in this file
-    resolved, against the current index: after a file was re-indexed, the next completion here
-    (most of whose names are the same) then finds them memoised instead of doing that work on
-    its own path. Has no effect on any context's content."""
+def warm_references(lookup: IndexLookup, names: tuple[tuple[str, frozenset[str]], ...]) -> None:
+    """Look up, and render, the definitions of `names` (with the members used on each; a
+    context's `lookups`) in the lookup's snapshot, so that the next completion in this file,
+    most of whose names are the same, finds that work done on the snapshot and its entries.
+    Has no effect on any context's content."""
     if not lookup.available:
         return
-    for name, members in _LAST_NAMES.get(lookup.path) or ():
+    for name, members in names:
         for item in lookup.definitions(name):
             if item.path != lookup.path:
                 _draw_forms(item, lookup, members)
@@ -194,34 +189,33 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str],
     with `module` imported), most used first: what a new line is likely to need next."""
     if not lookup.available:
         return []
-    tags = lookup.graph.tags(lookup.path)
+    tags = lookup.snapshot.tags(lookup.path)
     if tags is None:
         return []
     line = near[0].line if near else 0
     tagged = lookup.tagged_source()  # the tags' byte offsets point into this text
+    if tagged is None:  # an entry from the file on disk: read its offsets against this text
+        ranked = _most_used_imports(tags, source, modules)
+    else:  # kept on the entry, whose text it is read from
+        derived = lookup.snapshot.entry(lookup.path).derived
+        key = ("most_used_imports", tuple(sorted(modules.items())))
+        ranked = derived.get(key)
+        if ranked is None:
+            ranked = derived.setdefault(key, _most_used_imports(tags, tagged, modules))
     return [NameUse(name=name, kind="identifier" if not owner else "call", line=line,
-                    distance=FILE_USE_DISTANCE, owner=owner)
-            for name, owner in _most_used_imports(lookup.path, tags, tagged or source, modules)]
+                    distance=FILE_USE_DISTANCE, owner=owner) for name, owner in ranked]
 
 
 def prepare_file_uses(lookup: IndexLookup) -> None:
-    """Compute (and memoise) `file_uses`' ranking for the file's current graph entry, so the next
+    """Compute `file_uses`' ranking for the file's current entry (it is kept there), so the next
     completion in it finds it ready; meant to run right after the file was re-indexed."""
     tagged = lookup.tagged_source()
     if lookup.available and tagged is not None:  # no text to read the offsets against: nothing to memoise
         file_uses(lookup, tagged, lookup.module_aliases(), [])
 
 
-_FILE_USES: LruMemo[tuple[object, tuple, list[tuple[str, str]]]] = LruMemo(64)  # path -> (tags, key, ranking)
-
-
-def _most_used_imports(path: str, tags, source: bytes, modules: dict[str, str]) -> list[tuple[str, str]]:
-    """(name, module alias or "") pairs by use count; memoised per path for the same tags object
-    (the graph swaps in a new one whenever the file is re-indexed)."""
-    key = tuple(sorted(modules.items()))
-    cached = _FILE_USES.get(path)
-    if cached is not None and cached[0] is tags and cached[1] == key:
-        return cached[2]
+def _most_used_imports(tags, source: bytes, modules: dict[str, str]) -> list[tuple[str, str]]:
+    """(name, module alias or "") pairs by use count in the file (`tags`' offsets into `source`)."""
     bound = {local for imp in tags.imports for local in imp.local_names} - set(modules)
     counts: dict[tuple[str, str], int] = {}
     refs = tags.references
@@ -238,9 +232,7 @@ def _most_used_imports(path: str, tags, source: bytes, modules: dict[str, str]) 
         else:
             continue
         counts[pair] = counts.get(pair, 0) + 1
-    ranked = [pair for pair, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_FILE_NAMES]]
-    _FILE_USES.put(path, (tags, key, ranked))
-    return ranked
+    return [pair for pair, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_FILE_NAMES]]
 
 
 def local_definitions(root: object, syntax: Syntax, source: bytes) -> dict[str, list[object]]:

@@ -16,19 +16,18 @@ header per file block, all counted with the same tokenizer.
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 import xxhash
 
-from indexer import languages
+from indexer import IndexSnapshot, languages
+from indexer.paths import workspace_id
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
 from .candidates import Piece, ladder_pieces, local_definitions, prepare_file_uses, reference_pieces, warm_references
-from .lookup import IndexLookup, encode
+from .index_lookup import IndexLookup
 from .packing import drop_repeated_headers, headers, layout, layout_key, pack
-from .prompt import PromptParts, SnippetInfo
+from .prompt import PromptParts
 from .references import names_near_cursor
 from .scopes import scope_chain
 from .semantic_key import semantic_key
@@ -41,14 +40,29 @@ WINDOW_QUANTUM = 8
 FLOW_BACK_STEP = 64
 
 
+class ContextIndex(Protocol):
+    """What `build_context` reads of the workspace index (`indexer.WorkspaceIndex` is one)."""
+
+    pending_lag_s: float  # > 0: the owner reparses and re-indexes lagging buffers soon after
+
+    def snapshot_for(self, path: str) -> IndexSnapshot:
+        """The snapshot a completion in `path` reads (what it imports flushed into it)."""
+
+    def buffer_tree(self, path: str, source: bytes, allow_lag: bool = False) -> tuple[Any, tuple[int, int] | None] | None:
+        """Open buffer `path`'s current tree if it holds exactly `source`, and the byte range
+        of `source` the tree does not reflect yet (only with `allow_lag`)."""
+
+
 def build_context(path: str, text: str, offset: int, *, language: str = "", budget_tokens: int = 1024,
-                  prefix_share: float = 0.45, suffix_share: float = 0.15, index: Any = None,
+                  prefix_share: float = 0.45, suffix_share: float = 0.15, index: ContextIndex | None = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
                   workspace_root: str | None = None) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
-    `index` is the workspace index (or None: windows and this file's own ladder only); `tree` is
-    the buffer's current tree if the caller has one (else the index's, else a fresh parse).
+    `index` is the workspace index (or None: windows and this file's own ladder only): the
+    context reads `index.snapshot_for(path)` and, for the buffer itself, `text` and its tree
+    (`tree` if the caller has one, else the index's when it holds exactly `text`, else a fresh
+    parse). The same snapshot and text give the same context.
     """
     tok = tokenizer or DEFAULT_TOKENIZER
     count = tok.count
@@ -67,7 +81,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     pieces: list[Piece] = []
     scope_tokens: bytes = b""
     lookup: IndexLookup | None = None
-    source = encode(text)
+    lookups: tuple[tuple[str, frozenset[str]], ...] = ()
+    source = text.encode("utf-8", "surrogatepass")
     if syntax is not None and syntax.name in languages.LANGUAGES:
         byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
         unparsed = None
@@ -79,17 +94,18 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         scopes = scope_chain(root, source, byte_offset, syntax)
         uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name, unparsed=unparsed,
                                  cursor_line=cursor_line)
-        lookup = IndexLookup(index, path)
+        lookup = IndexLookup(index.snapshot_for(path) if index is not None else None, path)
         pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
-        pieces += reference_pieces(uses, lookup, local_definitions(root, syntax, source), root, source, path,
-                                   syntax, visible)
+        referenced, lookups = reference_pieces(uses, lookup, local_definitions(root, syntax, source), root, source,
+                                               path, syntax, visible)
+        pieces += referenced
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         fingerprints = {p.path: lookup.fingerprint(p.path) for p in pieces if not p.current}
     else:
         fingerprints = {}
 
-    display = {p.path: _display(p.path, root_path) for p in pieces}
-    display[path] = _display(path, root_path)
+    display = {p.path: workspace_id(p.path, root_path) for p in pieces}
+    display[path] = workspace_id(path, root_path)
     # A cut prefix window reserves its whole share, so that what is typed at the cursor does not
     # shrink the snippets' budget keystroke by keystroke.
     reserved = prefix_budget if pre.start_line > 0 else pre.tokens
@@ -122,45 +138,30 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                        [(s.path, s.text) for s in snippets])
     return PromptParts(prefix=pre.text, suffix=suf.text, path=display[path], language=language, snippets=snippets,
                        tokens=used, budget=budget_tokens, depends_on=tuple(sorted(depends.items())),
-                       semantic_key=key)
+                       semantic_key=key, lookups=lookups)
 
 
-def prepare(index: Any, path: str) -> None:
-    """Precompute what the next `build_context` in `path` needs from the index alone (the
-    imported names it uses most; the definitions, and their renderings, of the names its last
-    context resolved), e.g. right after a file was re-indexed, so that work is not on the
-    keystroke-to-completion path. Has no effect on the context's content."""
+def prepare(index: ContextIndex | None, path: str, lookups: tuple[tuple[str, frozenset[str]], ...] = ()) -> None:
+    """Do, in `path`'s current snapshot, the work the next `build_context` in `path` would do
+    from the index alone: rank the imported names it uses most, look up and render `lookups`
+    (the names its last context looked up: `PromptParts.lookups`). Meant for right after a
+    re-index, so that work is not on the keystroke-to-completion path; the work is kept on the
+    snapshot and its entries, and has no effect on any context's content."""
     if index is not None:
-        lookup = IndexLookup(index, path)
+        lookup = IndexLookup(index.snapshot_for(path), path)
         prepare_file_uses(lookup)
-        warm_references(lookup)
+        warm_references(lookup, lookups)
 
 
-def _index_tree(index: Any, path: str, source: bytes) -> tuple[Any, tuple[int, int] | None]:
+def _index_tree(index: ContextIndex | None, path: str, source: bytes) -> tuple[Any, tuple[int, int] | None]:
     """The index's current tree for `path` when it is an open buffer holding exactly `source`
     (else None), and the byte range of `source` the tree does not reflect yet. The tree may lag
     only where the index's owner promises to catch up soon (`pending_lag_s` > 0: the server
     reparses a lagging buffer right after answering); one-shot callers always get a fresh tree."""
-    if index is None or not index.is_open(path):
+    if index is None:
         return None, None
-    allow_lag = index.pending_lag_s > 0
-    held = index.current_tree(path, allow_lag=allow_lag)
-    if held is None or held[1] != source:
-        return None, None
-    return held[0], index.unparsed(path) if allow_lag else None
-
-
-@lru_cache(maxsize=4096)
-def _display(path: str, root: str | None) -> str:
-    """Workspace-relative, '/'-separated path for prompts and reports."""
-    if root and os.path.isabs(path):
-        try:
-            relative = os.path.relpath(path, root)
-        except ValueError:
-            return path.replace(os.sep, "/")
-        if not relative.startswith(".."):
-            return relative.replace(os.sep, "/")
-    return path.replace(os.sep, "/")
+    held = index.buffer_tree(path, source, allow_lag=index.pending_lag_s > 0)
+    return held if held is not None else (None, None)
 
 
 def _scope_signature(scopes, source: bytes, offset: int) -> bytes:

@@ -33,9 +33,12 @@ class PromptParts:
     budget: int = 0
     depends_on: tuple[tuple[str, str], ...] = ()
     semantic_key: str = ""
+    # the names the context looked up in the index, with the members used on each (for `prepare`)
+    lookups: tuple[tuple[str, frozenset[str]], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["lookups"]
         for snippet in data["snippets"]:
             snippet.pop("text")
         return data

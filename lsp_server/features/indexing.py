@@ -92,6 +92,7 @@ class IndexingService:
         self._reparse: set[str] = set()  # buffers just completed, whose trees may lag their text
         self._prepare_next: set[str] = set()  # completed buffers to prepare after a re-index
         self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
+        self._lookups: dict[str, tuple] = {}  # buffer -> what its last context looked up (`prepare`)
         self._soon_since: float | None = None
         self._heap_frozen = False
 
@@ -105,6 +106,11 @@ class IndexingService:
     def did_close(self, path: str) -> None:
         for pending in (self._completed, self._prepare, self._reparse, self._prepare_next):
             pending.discard(normalize_path(path))
+        self._lookups.pop(normalize_path(path), None)
+
+    def context_built(self, path: str, parts: Any) -> None:
+        """An interactive completion's context in `path`: its lookups are what `prepare` redoes."""
+        self._lookups[normalize_path(path)] = parts.lookups
 
     def _schedule_flush(self) -> None:
         """The idle flush and settle run `IDLE_FLUSH_S` and `IDLE_SETTLE_S` after the last edit
@@ -157,7 +163,7 @@ class IndexingService:
                 return True
         if self._prepare_next:
             target = self._prepare_next.pop()
-            self._guarded("preparing the next context of", target, prepare_context, self.index, target)
+            self._guarded("preparing the next context of", target, self._prepare_context, target)
             return True
         pending = self.index.pending
         due = {path for path in pending if self.index.lag_s(path) >= REINDEX_LAG_S}
@@ -180,9 +186,12 @@ class IndexingService:
             return True
         if self._prepare:
             target = self._prepare.pop()
-            self._guarded("preparing the next context of", target, prepare_context, self.index, target)
+            self._guarded("preparing the next context of", target, self._prepare_context, target)
             return bool(self._prepare)
         return False
+
+    def _prepare_context(self, path: str) -> None:
+        prepare_context(self.index, path, self._lookups.get(path, ()))
 
     @staticmethod
     def _guarded(what: str, path: str, func, *args) -> None:
@@ -197,7 +206,7 @@ class IndexingService:
         try:
             self.index.flush()
             for target in sorted(self._completed):
-                prepare_context(self.index, target)
+                self._prepare_context(target)
         except Exception:
             log.exception("index: flushing edited buffers failed")
 

@@ -11,7 +11,6 @@ import pytest
 from lsp_server.config import Settings
 from lsp_server.features import indexing
 from lsp_server.features.indexing import AFTER_COMPLETION_FLUSH_S, IDLE_FLUSH_S, REINDEX_LAG_S, IndexingService
-from pruning import candidates
 
 
 @dataclass(frozen=True)
@@ -54,8 +53,8 @@ async def test_flush_soon_reindexes_and_prepares_the_completed_buffer(service, t
     assert path not in index.pending  # well before the idle flush would have run
     assert AFTER_COMPLETION_FLUSH_S + 0.05 < IDLE_FLUSH_S
     assert index.tagged_source(path) == new_text.encode()
-    memo = candidates._FILE_USES.get(path)
-    assert memo is not None and memo[0] is index.graph.tags(path)  # the next context's ranking is ready
+    derived = index.snapshot.entry(path).derived  # the next context's ranking is ready on the entry
+    assert any(key[0] == "most_used_imports" for key in derived)
 
 
 async def test_flush_soon_leaves_a_young_edit_to_a_later_answer(service, tmp_path):

@@ -1,0 +1,80 @@
+"""`FileEntry`: one file as the index holds it in a snapshot.
+
+An entry is the file's `FileTags` plus, for an open buffer, the exact bytes they were extracted
+from (`source`; None for a file on disk, whose bytes are read back when needed). Entries are
+immutable and shared: a new entry is made only when the file's tags are set again (a flush of
+its buffer, a change on disk), so an unchanged file keeps its entry object from snapshot to
+snapshot (copy-on-write).
+
+Everything derived from an entry alone is an attribute computed on first use
+(`functools.cached_property`) or kept in `derived`, and dies with the entry: nothing derived
+from a file outlives the content it was derived from, and no other invalidation rule exists.
+`derived` is keyed by tuples whose first item names the consumer (e.g. pruning's renderings:
+`("render", start_byte, end_byte, form, members, limit)`); its values must be functions of the
+entry and the rest of the key only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from functools import cached_property
+from typing import Any
+
+from indexer.definitions import definition_names
+from indexer.tags import Definition, FileTags
+
+
+class FileEntry:
+    def __init__(self, path: str, tags: FileTags, source: bytes | None = None) -> None:
+        self.path = path
+        self.tags = tags
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"FileEntry({self.path!r}, {self.tags.fingerprint[:8]})"
+
+    @property
+    def language(self) -> str:
+        return self.tags.language
+
+    @property
+    def fingerprint(self) -> str:
+        return self.tags.fingerprint
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        """The name of each definition, in order (a lazy `Definitions` is not materialised)."""
+        return tuple(definition_names(self.tags.definitions))
+
+    @cached_property
+    def name_positions(self) -> dict[str, tuple[int, ...]]:
+        """Where each name sits in `tags.definitions`."""
+        positions: dict[str, list[int]] = {}
+        for i, name in enumerate(self.names):
+            positions.setdefault(name, []).append(i)
+        return {name: tuple(where) for name, where in positions.items()}
+
+    def definitions_named(self, name: str) -> list[Definition]:
+        """This file's definitions of `name`, in document order."""
+        where = self.name_positions.get(name)
+        if not where:
+            return []
+        definitions = self.tags.definitions
+        return [definitions[i] for i in where]
+
+    @cached_property
+    def bound_names(self) -> frozenset[str]:
+        """The local names this file's imports bind (`from m import a as b` binds b)."""
+        return frozenset(local for imp in self.tags.imports for local in imp.local_names)
+
+    @cached_property
+    def name_counts(self) -> dict[str, int]:
+        """How often each name is referred to in this file."""
+        refs = self.tags.references
+        counter = getattr(refs, "name_counts", None)
+        return counter() if counter is not None else dict(Counter(r.name for r in refs))
+
+    @cached_property
+    def derived(self) -> dict[tuple, Any]:
+        """Consumers' values derived from this entry alone (see the module docstring)."""
+        return {}

@@ -1,0 +1,80 @@
+"""Rendering a definition of another file from its text alone, without that file's tree.
+
+The definition's own lines are cut out, dedented to column 0, parsed on their own, rendered
+(`snippets.render`) and re-indented; a method keeps its class's header line above it. The
+result equals what rendering the definition's node in a tree of the whole file would show,
+for the forms `snippets` offers.
+"""
+
+from __future__ import annotations
+
+from indexer import languages
+
+from .snippets import RenderedSnippet, render
+from .syntax import syntax_for
+
+
+def render_definition(source: bytes, language: str, definition: object, form: str,
+                      container_header: str = "", members: frozenset[str] | None = None,
+                      limit: int = 12, trees: dict | None = None) -> RenderedSnippet | None:
+    """Renders one definition of `source` by parsing only its own (dedented) lines. `trees`,
+    when given, keeps the parsed chunk per byte span for further renderings of the same text."""
+    syntax = syntax_for(language)
+    if syntax is None:
+        return None
+    start = source.rfind(b"\n", 0, definition.start_byte) + 1  # type: ignore[attr-defined]
+    end = definition.end_byte  # type: ignore[attr-defined]
+    chunk = source[start:end]
+    indent = chunk[: len(chunk) - len(chunk.lstrip(b" \t"))]
+    if indent:
+        chunk = b"\n".join(line[len(indent):] if line.startswith(indent) else line for line in chunk.split(b"\n"))
+    start_line, end_line = definition.start_line, definition.end_line  # type: ignore[attr-defined]
+    tree = trees.get((start, end)) if trees is not None else None
+    if tree is None:
+        tree = languages.parse(syntax.name, chunk)
+        if trees is not None:
+            trees[(start, end)] = tree
+    node = _definition_node(tree.root_node, syntax)
+    if node is None:
+        lines = chunk.decode("utf-8", "replace").split("\n")[:3]
+        text = "\n".join(lines)
+        return RenderedSnippet(_reindent(text, indent, container_header), start_line, end_line, "full")
+    snippet = render(node, chunk, syntax, form, members=members, limit=limit)
+    return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
+
+
+def container_header(definitions, definition: object, source: bytes) -> str:
+    """The header line of the definition in `definitions` that contains `definition` and is
+    named as its container ("" when it has none)."""
+    container = getattr(definition, "container", None)
+    if not container:
+        return ""
+    start = definition.start_byte  # type: ignore[attr-defined]
+    for other in definitions:
+        if other.name == container and other.start_byte < start < other.end_byte:
+            return _line_at(source, other.name_byte or other.start_byte).rstrip() + "\n"
+    return ""
+
+
+def _definition_node(root: object, syntax) -> object | None:
+    stack = [root]
+    while stack:
+        node = stack.pop(0)
+        if node.type in syntax.scopes:  # type: ignore[attr-defined]
+            return node
+        if node.type in syntax.wrappers or node is root:  # type: ignore[attr-defined]
+            stack.extend(node.named_children)  # type: ignore[attr-defined]
+    return None
+
+
+def _reindent(text: str, indent: bytes, header: str) -> str:
+    prefix = indent.decode("utf-8", "replace")
+    if prefix:
+        text = "\n".join(prefix + line if line else line for line in text.split("\n"))
+    return header + text.rstrip() + "\n"
+
+
+def _line_at(source: bytes, offset: int) -> str:
+    start = source.rfind(b"\n", 0, offset) + 1
+    end = source.find(b"\n", offset)
+    return source[start: end if end >= 0 else len(source)].decode("utf-8", "replace")

@@ -1,0 +1,162 @@
+"""`IndexLookup`: how one `build_context` call reads an index snapshot.
+
+It answers, for the file being completed: which definitions a name resolves to (with the tier
+the value model weighs), which files this file imports and how closely it uses each, which
+local names are bound to modules, and the rendering of another file's definition.
+
+Everything it keeps lives on the snapshot or its entries (indexer/snapshot.py, entry.py) and so
+dies with them: renderings of a definition on its file's entry (`("render", ...)` keys), answers
+that depend on the set of files (tiers, module aliases, chunk trees) on the snapshot
+(`("found", ...)`, `("aliases", ...)`, `("chunk", ...)` keys). Each kept value is a function of
+its key and of the entry or snapshot that holds it, so reading it again or computing it afresh
+gives equal results.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from indexer import IndexSnapshot, languages
+
+from .definition_render import container_header, render_definition
+from .snippets import RenderedSnippet
+
+MAX_RENDERINGS_PER_ENTRY = 512  # forms x member sets of one file's definitions kept on its entry
+
+
+class Found(NamedTuple):
+    """A definition in another (or this) file, as the graph reports it."""
+
+    path: str
+    definition: object  # indexer.tags.Definition
+    tier: int  # 0 this file, 1 bound by an import, 2 in an imported file, 3 elsewhere
+
+
+def module_stem(path: str) -> str:
+    """`a/b/utils.py` -> "utils"; `a/b/__init__.py` -> "b" (what `import` calls that module)."""
+    directory, _, name = path.rpartition("/")
+    stem = name.rsplit(".", 1)[0]
+    return directory.rpartition("/")[2] if stem == "__init__" else stem
+
+
+class IndexLookup:
+    def __init__(self, snapshot: IndexSnapshot | None, path: str) -> None:
+        self.snapshot = snapshot
+        self.path = path
+        self._imports: set[str] | None = None
+        self._best: float | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.snapshot is not None
+
+    def imported_files(self) -> set[str]:
+        if self._imports is None:
+            self._imports = set(self.snapshot.imports_of(self.path)) if self.snapshot is not None else set()
+        return self._imports
+
+    def closeness(self) -> dict[str, float]:
+        """Weight of this file's references into each other file (the graph's out-edges: how
+        often, and how specifically, this file uses names defined there; imports count too)."""
+        return self.snapshot.out_edges(self.path) if self.snapshot is not None else {}
+
+    def best_closeness(self) -> float:
+        """The largest closeness of any other file (1.0 when there is none)."""
+        if self._best is None:
+            self._best = max((v for p, v in self.closeness().items() if p != self.path), default=0.0) or 1.0
+        return self._best
+
+    def definitions(self, name: str, limit: int = 8) -> list[Found]:
+        """Definitions of `name` visible from this file, best first (the graph's order)."""
+        snapshot = self.snapshot
+        if snapshot is None:
+            return []
+        key = ("found", self.path, name, limit)
+        found = snapshot.derived.get(key)
+        if found is None:
+            imported = self.imported_files()
+            entry = snapshot.entry(self.path)
+            is_bound = entry is not None and name in entry.bound_names
+            found = []
+            for path, definition in snapshot.definitions_of(name, self.path)[:limit]:
+                tier = 0 if path == self.path else (1 if is_bound else 2) if path in imported else 3
+                found.append(Found(path, definition, tier))
+            found = snapshot.derived.setdefault(key, found)
+        return found
+
+    def module_aliases(self) -> dict[str, str]:
+        """Local names this file binds to modules -> the module's last dotted part
+        (`from email import utils` -> utils: utils; `import x.y as z` -> z: y)."""
+        snapshot = self.snapshot
+        entry = snapshot.entry(self.path) if snapshot is not None else None
+        if entry is None:
+            return {}
+        key = ("aliases", self.path)
+        aliases = snapshot.derived.get(key)
+        if aliases is None:
+            aliases = snapshot.derived.setdefault(key, self._module_aliases(entry.tags))
+        return aliases
+
+    def _module_aliases(self, tags) -> dict[str, str]:
+        aliases: dict[str, str] = {}
+        stems = {module_stem(path) for path in self.imported_files()}
+        for imp in tags.imports:
+            module = imp.module.lstrip(".").rsplit(".", 1)[-1]
+            if imp.alias:
+                aliases[imp.alias] = module
+            elif not imp.names and module:
+                aliases[imp.module.lstrip(".").split(".")[0]] = imp.module.lstrip(".").split(".")[0]
+            for original, local in zip(imp.names, imp.local_names):
+                stem = original.rsplit(".", 1)[-1]
+                if stem in stems or self._relative_module_exists(imp.module, original):
+                    aliases.setdefault(local, stem)  # `from pkg import module`: a workspace module
+        return aliases
+
+    def _relative_module_exists(self, module: str, name: str) -> bool:
+        """`from .pkg import name` where `name` is a module file next to this one (the graph may
+        not list it among this file's imports when it was indexed after this file)."""
+        level = len(module) - len(module.lstrip("."))
+        if not level or not self.path.endswith(".py"):
+            return False
+        base = self.path.rsplit("/", 1)[0]
+        for _ in range(level - 1):
+            base = base.rsplit("/", 1)[0]
+        parts = [p for p in module[level:].split(".") if p] + name.split(".")
+        stem = "/".join([base, *parts])
+        return any(self.snapshot.entry(stem + suffix) is not None for suffix in (".py", "/__init__.py"))
+
+    def tagged_source(self) -> bytes | None:
+        """The text this file's entry was made from, when it is an open buffer's (an entry can
+        lag its buffer's latest edits: see `WorkspaceIndex.snapshot_for`)."""
+        entry = self.snapshot.entry(self.path) if self.snapshot is not None else None
+        return entry.source if entry is not None else None
+
+    def fingerprint(self, path: str) -> str:
+        return self.snapshot.fingerprint(path) if self.snapshot is not None else ""
+
+    def language(self, path: str) -> str | None:
+        entry = self.snapshot.entry(path) if self.snapshot is not None else None
+        return entry.language if entry is not None else languages.language_for_path(path)
+
+    def render(self, found: Found, form: str, members: frozenset[str] | None = None,
+               limit: int = 12) -> RenderedSnippet | None:
+        """`found` in `form` with its container's header line, from the text its entry was made
+        from; kept on the entry (see the module docstring)."""
+        definition = found.definition
+        entry = self.snapshot.entry(found.path) if self.snapshot is not None else None
+        if entry is None:
+            return None
+        key = ("render", definition.start_byte, definition.end_byte, form, members, limit)  # type: ignore[attr-defined]
+        derived = entry.derived
+        if key in derived:
+            return derived[key]
+        source = self.snapshot.source(found.path)
+        result = None
+        if source is not None:
+            header = container_header(entry.tags.definitions, definition, source)
+            chunks = self.snapshot.derived.setdefault(("chunk", found.path), {})
+            result = render_definition(source, entry.language, definition, form, header, members, limit, chunks)
+        if len(derived) >= MAX_RENDERINGS_PER_ENTRY:
+            derived.clear()
+        derived[key] = result
+        return result
