@@ -7,6 +7,7 @@ import pytest
 from inference.api import BackendError, BackendLoading, CompletionRequest, SamplingParams
 from inference.backend_spec import BackendSpec
 from inference.breaker import BreakerSettings
+from inference.routing import RouteSettings
 from inference.router import Router, collect
 from inference.stops import StopScanner
 
@@ -185,3 +186,90 @@ def test_the_router_measures_prefill_speed_from_the_backends_usage_and_budgets_p
     speed = router.slots[0].prefill
     assert speed.samples == 1 and speed.tokens_per_s > 800  # 800 tokens in well under a second
     assert router.status()[0]["prefillTokensPerS"] > 0
+
+
+def test_identical_failures_are_logged_once_a_minute_and_a_breaker_change_once(caplog):
+    now = [0.0]
+    backend = ScriptedBackend(spec("b0"), fail=True)
+    router = Router([BackendSpec(name="b0", kind="openai")], factory=lambda s: backend,
+                    breaker=BreakerSettings(min_requests=15, window_seconds=120), clock=lambda: now[0])
+    caplog.set_level("WARNING", logger="inference.router")
+    for _ in range(10):
+        with pytest.raises(BackendError):
+            asyncio.run(router.complete(CompletionRequest(prefix="x = ")))
+    assert [r.getMessage() for r in caplog.records] == ["backend b0 failed: boom"]
+    now[0] = 61
+    caplog.clear()
+    for _ in range(5):  # the 15th opens the breaker: that is logged instead of the failure
+        with pytest.raises(BackendError):
+            asyncio.run(router.complete(CompletionRequest(prefix="x = ")))
+    assert [r.getMessage() for r in caplog.records] == [
+        "backend b0 failed: boom (and 9 more like it in the last minute)",
+        "b0 is failing (boom); skipped for 30 s"]
+    assert all(r.levelname == "WARNING" for r in caplog.records)
+
+
+async def test_a_route_per_mode_with_each_backend_the_others_fallback():
+    local, remote = ScriptedBackend(spec("local"), chunks=["1"]), ScriptedBackend(spec("remote"), chunks=["2\n3"])
+    specs = [BackendSpec(name="local", kind="python", model="m:C"), BackendSpec(name="remote", kind="openai")]
+    table = {"local": local, "remote": remote}
+    router = Router(specs, factory=lambda s: table[s.name],
+                    route=RouteSettings(single=["local", "remote"], multi=["remote", "local"]))
+    assert (await router.complete(CompletionRequest(prefix="x = ", multiline=False))).backend == "local"
+    assert (await router.complete(CompletionRequest(prefix="x = ", multiline=True))).backend == "remote"
+    remote.fail = True
+    assert (await router.complete(CompletionRequest(prefix="x = ", multiline=True))).backend == "local"
+
+
+def test_a_route_naming_an_unknown_backend_is_a_problem_and_the_rest_is_kept():
+    router = Router([BackendSpec(name="a", kind="python", model="m:C")],
+                    factory=lambda s: ScriptedBackend(s), route=RouteSettings(multi=["nope", "a"]))
+    assert [s.spec.name for s in router.route(True)] == ["a"]
+    assert router.problems == ["route.multi: no backend is named 'nope' (known: a)"]
+
+
+async def test_the_deadline_of_each_mode_bounds_the_whole_request():
+    stalled = ScriptedBackend(spec("b0"), stall=True)
+    router = Router([BackendSpec(name="b0", kind="openai", timeout_ms=5000)], factory=lambda s: stalled,
+                    route=RouteSettings(single_deadline_ms=100, multi_deadline_ms=300))
+    loop = asyncio.get_running_loop()
+    for multiline, expected in ((False, 0.1), (True, 0.3)):
+        started = loop.time()
+        with pytest.raises(BackendError, match="timed out"):
+            await router.complete(CompletionRequest(prefix="a", multiline=multiline))
+        assert expected <= loop.time() - started < expected + 0.05
+
+
+async def test_a_cached_completion_answers_when_every_backend_fails():
+    class Cache:
+        def __init__(self):
+            self.stored = {}
+
+        def lookup(self, request, prompt, model_id, template, verify=None):
+            return self.stored.get(model_id)
+
+        def note_partial(self, *a):
+            pass
+
+        def store(self, *a, **k):
+            pass
+
+    from inference.cache import CacheHit
+    cache = Cache()
+    bad = ScriptedBackend(spec("b0"), fail=True)
+    skipped = ScriptedBackend(spec("b1"))
+    specs = [BackendSpec(name="b0", kind="openai", timeout_ms=50), BackendSpec(name="b1", kind="openai")]
+    table = {"b0": bad, "b1": skipped}
+    router = Router(specs, cache=cache, factory=lambda s: table[s.name],
+                    route=RouteSettings(single_deadline_ms=50))
+
+    class Slow(ScriptedBackend):
+        async def stream(self, prompt, params):
+            await asyncio.sleep(0.2)
+            yield "late"
+
+    router.slots[0].backend = Slow(spec("b0"))
+    cache.stored["test:b1"] = CacheHit("cached", "semantic")  # b1's entry for an equivalent context
+    result = await router.complete(CompletionRequest(prefix="a", multiline=False))
+    assert (result.text, result.backend, result.cache) == ("cached", "b1", "semantic")
+    assert skipped.prompts == []  # the deadline left no time to ask b1; its cache answered
