@@ -6,6 +6,7 @@ directories, or any line the server logged."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 from pathlib import Path
@@ -171,3 +172,78 @@ async def test_planted_secrets_reach_no_request_reply_cache_index_or_log(tmp_pat
             assert planted not in text, f"{planted!r} in {surface}"
         for path, data in stored.items():
             assert planted.encode() not in data, f"{planted!r} in {path}"
+
+
+class EchoingBackend:
+    """A loopback model server that fails every request with a body echoing the request's headers,
+    as some proxies and servers do."""
+
+    def __init__(self) -> None:
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        import threading
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                body = json.dumps({"error": {"message": f"unauthorized; you sent {dict(self.headers)}"}}).encode()
+                self.send_response(401)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def url(self, userinfo: str = "") -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{userinfo + '@' if userinfo else ''}{host}:{port}/v1"
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+async def test_api_keys_and_url_userinfo_stay_out_of_stats_status_and_logs(tmp_path, capfd, monkeypatch):
+    key, url_password = "plain-key-Planted-4242", "urlpass-planted-99"
+    monkeypatch.setenv("ARBOR_TEST_KEY", key)
+    backend = EchoingBackend()
+    try:
+        # the first backend's URL carries userinfo (httpx sends it as Basic auth), the second
+        # reads its key from the environment (a Bearer header); both error bodies echo the header
+        settings = backend_settings(backend.url(f"bob:{url_password}"))
+        settings["backends"].append({**settings["backends"][0], "name": "keyed", "url": backend.url(),
+                                     "apiKeyEnv": "ARBOR_TEST_KEY"})
+        settings["logLevel"] = "debug"
+        settings["breaker"] = {"minRequests": 1}
+        lsp = await start_client("neovim", settings, tmp_path)
+        statuses: list = []
+        lsp.feature("arbor/status")(lambda params: statuses.append(plain(params)))
+        path = tmp_path / "a.py"
+        text = "def add(a, b):\n    "
+        path.write_text(text)
+        open_doc(lsp, path, text)
+        for _ in range(3):
+            result = await inline_at(lsp, path.as_uri(), end_of(text))
+            assert list(result.items) == []
+        stats = await request(lsp, "arbor/stats")
+        messages = [m.message for m in lsp.messages]
+        await lsp.shutdown_session()
+        await lsp.stop()
+    finally:
+        backend.stop()
+    log = capfd.readouterr().err
+    assert "HTTP 401" in log and any(s.get("state") == "error" for s in statuses), statuses
+    surfaces = {"arbor/stats": json.dumps(stats), "arbor/status": json.dumps(statuses),
+                "window/showMessage": json.dumps(messages), "log": log}
+    basic = base64.b64encode(f"bob:{url_password}".encode()).decode()
+    assert log.count("HTTP 401") >= 2
+    for planted in (key, url_password, "bob:", basic):
+        for surface, value in surfaces.items():
+            assert planted not in value, f"{planted!r} in {surface}"
