@@ -19,7 +19,8 @@
   what changed (`timings.prompt_n`).
 
 Every streamed event carries the server's timings (`timings_per_token`), so `last_usage` holds
-the newest request's figures even when the stream is closed after its first line.
+the newest request's figures (`prefilled_tokens` = `prompt_n`, `cached_tokens` = `cache_n`, their
+sum, and `prefill_ms` = `prompt_ms`) even when the stream is closed after its first line.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ class LlamaCppBackend(StreamingHTTPBackend):
         if isinstance(timings, dict) and isinstance(timings.get("prompt_n"), int):
             cached = int(timings.get("cache_n") or 0)
             self.last_usage = {"prefilled_tokens": timings["prompt_n"], "cached_tokens": cached,
-                               "prompt_tokens": timings["prompt_n"] + cached}
+                               "prompt_tokens": timings["prompt_n"] + cached,
+                               "prefill_ms": round(float(timings.get("prompt_ms") or 0))}
         return str(event.get("content") or ""), bool(event.get("stop"))
 
     async def stream(self, prompt: str, params: SamplingParams):

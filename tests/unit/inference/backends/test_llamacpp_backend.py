@@ -42,7 +42,7 @@ async def test_detection_then_infill_with_cross_file_input_extra():
                                                             "parse_special": True})
     assert (infill.path, infill.body) == ("/infill", {**INFILL, **sampling()})
     assert backend.model_family == "qwen2.5-coder" and backend.total_slots == 1 and backend.n_ctx == 4096
-    assert backend.last_usage == {"prefilled_tokens": 17, "cached_tokens": 5, "prompt_tokens": 22}
+    assert backend.last_usage == {"prefilled_tokens": 17, "cached_tokens": 5, "prompt_tokens": 22, "prefill_ms": 12}
 
 
 async def test_model_family_setting_wins_over_detection_and_template_mode_uses_completion():
