@@ -15,11 +15,13 @@ Invariants:
 
 from __future__ import annotations
 
+import base64
 import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from .denylist import Denylist, outside
 from .patterns import mask_literals, redact
@@ -116,7 +118,14 @@ class Privacy:
 
 
 def api_keys_of(backends: Iterable[Any]) -> list[str]:
-    """The backends' API keys: given in the settings (`apiKey`) or read from `apiKeyEnv`."""
-    keys = [getattr(spec, "api_key", "") for spec in backends]
-    keys += [os.environ.get(spec.api_key_env, "") for spec in backends if getattr(spec, "api_key_env", "")]
+    """The backends' credentials: API keys given in the settings (`apiKey`) or read from
+    `apiKeyEnv`, and the userinfo of their URLs (whole, its password, its Basic-auth base64 form)."""
+    keys: list[str] = []
+    for spec in backends:
+        keys.append(getattr(spec, "api_key", ""))
+        if getattr(spec, "api_key_env", ""):
+            keys.append(os.environ.get(spec.api_key_env, ""))
+        userinfo = urlsplit(getattr(spec, "url", "")).netloc.rpartition("@")[0]
+        if userinfo:
+            keys += [userinfo, *userinfo.split(":", 1)[1:], base64.b64encode(unquote(userinfo).encode()).decode()]
     return [key for key in keys if key]

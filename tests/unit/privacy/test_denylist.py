@@ -68,3 +68,20 @@ def test_privacy_redacts_file_bytes_keeping_their_length():
     masked = privacy.redact("/w/a.py", data)
     assert b"ghp_" not in masked and len(masked) == len(data)
     assert privacy.stats()["filesRedacted"] == 1 and privacy.stats()["redactionsByKind"] == {"github_token": 1}
+
+
+def test_backend_credentials_are_known_secrets(monkeypatch):
+    import base64
+
+    from inference.backend_spec import BackendSpec
+    from lsp_server.privacy import api_keys_of
+
+    monkeypatch.setenv("ARBOR_UNIT_KEY", "env-key-1234")
+    specs = [BackendSpec(url="https://bob:pw%40x@h/v1"), BackendSpec(api_key_env="ARBOR_UNIT_KEY"),
+             BackendSpec(api_key="inline-key-5678")]
+    keys = api_keys_of(specs)
+    assert {"bob:pw%40x", "pw%40x", "env-key-1234", "inline-key-5678"} <= set(keys)
+    assert base64.b64encode(b"bob:pw@x").decode() in keys
+    privacy = Privacy()
+    privacy.apply(privacy.settings, keys)
+    assert "env-key-1234" not in privacy.scrub("echo: Bearer env-key-1234")
