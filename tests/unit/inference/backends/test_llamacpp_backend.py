@@ -107,3 +107,29 @@ async def test_a_request_without_its_structured_form_is_sent_to_completion():
         await backend.aclose()
     assert fake.generation_requests()[0].body["prompt"] == "PROMPT"
     assert "t_max_predict_ms" not in fake.generation_requests()[0].body
+
+
+async def test_the_routers_warm_up_reaches_infill_with_n_predict_zero():
+    from inference.router import Router
+
+    with WireFake("llamacpp", prompt_tokens=99) as fake:
+        router = Router([BackendSpec(kind="llamacpp", url=fake.url)])
+        assert await router.warm(REQUEST) == 99
+        await router.aclose()
+    warm = fake.generation_requests()[0]
+    assert (warm.path, warm.body["n_predict"], warm.body["input_extra"]) == ("/infill", 0, INFILL["input_extra"])
+
+
+async def test_a_deadline_closes_the_connection_of_a_slow_stream():
+    import asyncio
+
+    from inference.router import collect
+
+    with WireFake("llamacpp", "x" * 200, chunk_size=1, chunk_delay=0.05) as fake:
+        backend = create_backend(BackendSpec(kind="llamacpp", url=fake.url))
+        started = asyncio.get_running_loop().time()
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(collect(backend, "PROMPT", PARAMS, True), 0.5)
+        assert asyncio.get_running_loop().time() - started < 0.55
+        assert await asyncio.to_thread(fake.disconnected.wait, 3.0), "the fake kept streaming to nobody"
+        await backend.aclose()
