@@ -6,6 +6,11 @@ Invariants:
   buffer's full text. Edits pass through unchanged while that holds; when a mask appears,
   disappears or moves, one more edit (the smallest span where the two texts differ) is appended,
   so the listener's incremental bookkeeping (tree edits) stays exact.
+- Every secret but a private key block lies within one line (`patterns`), so after a single edit
+  only the lines it touched are redacted again; a buffer holding "PRIVATE KEY" is redacted whole.
+- `masked(path, text)` is the redacted text of `text` when `text` is the very string the buffer
+  was last given (identity, not equality), else None: a prompt built from the current buffer
+  reuses the redaction the keystroke already paid for.
 - Only buffers that hold a secret cost a second copy of their text (`_views`).
 """
 
@@ -14,7 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..positions import TextEdit
+from .patterns import redact
 from .policy import Privacy
+
+_MULTILINE_SECRET = "PRIVATE KEY"
 
 
 class RedactingListener:
@@ -23,6 +31,8 @@ class RedactingListener:
         self.privacy = privacy
         self._denied: set[str] = set()
         self._views: dict[str, str] = {}  # buffers whose redacted text differs from their text
+        self._last: dict[str, str] = {}  # the text each buffer was last given (the same object)
+        privacy.views = self  # prompts of open buffers reuse these redactions (`masked`)
 
     def did_open(self, path: str, text: str, language_id: str) -> None:
         if self.privacy.denies(path):
@@ -35,28 +45,55 @@ class RedactingListener:
     def did_change(self, path: str, edits: list[Any], new_text: str) -> None:
         if path in self._denied:
             return
-        masked = self.privacy.redact_buffer(new_text)
         view = self._views.get(path)
-        if view is None and masked is new_text:
-            self.inner.did_change(path, edits, new_text)
-            return
         seen = new_text if view is None else _applied(view, edits)
-        extra = difference(seen, masked)
+        if not self.privacy.settings.redact_secrets:
+            masked = new_text
+        elif len(edits) == 1 and _MULTILINE_SECRET not in new_text and (view is None or _MULTILINE_SECRET not in view):
+            masked = _redact_lines(seen, new_text, edits[0])
+        else:
+            masked = redact(new_text)
         self._remember(path, new_text, masked)
-        self.inner.did_change(path, [*edits, extra] if extra is not None else edits, masked)
+        if masked is seen or masked == seen:
+            self.inner.did_change(path, edits, new_text if view is None else masked)
+            return
+        self.inner.did_change(path, [*edits, difference(seen, masked)], masked)
 
     def did_close(self, path: str) -> None:
         self._views.pop(path, None)
+        self._last.pop(path, None)
         if path in self._denied:
             self._denied.discard(path)
             return
         self.inner.did_close(path)
 
+    def masked(self, path: str, text: str) -> str | None:
+        last = self._last.get(path)
+        if last is None or last is not text:
+            return None
+        return self._views.get(path, text)
+
     def _remember(self, path: str, text: str, masked: str) -> None:
+        self._last[path] = text
         if masked is text or masked == text:
             self._views.pop(path, None)
         else:
             self._views[path] = masked
+
+
+def _redact_lines(seen: str, new_text: str, edit: Any) -> str:
+    """`redact(new_text)`, given `seen` (the previous redaction with `edit` applied): only the
+    lines `edit` touched can change."""
+    start = min(max(int(edit.start), 0), len(new_text))
+    stop = min(start + len(edit.text), len(new_text))
+    low = new_text.rfind("\n", 0, start) + 1
+    high = new_text.find("\n", stop)
+    high = len(new_text) if high == -1 else high
+    lines = new_text[low:high]
+    masked = redact(lines)
+    if masked is lines and seen[low:high] == lines:
+        return seen
+    return seen[:low] + masked + seen[high:]
 
 
 def _applied(text: str, edits: list[Any]) -> str:

@@ -36,6 +36,7 @@ class Privacy:
         self._counters: Counter[str] = Counter()
         self._redactions: Counter[str] = Counter()
         self.known_secrets: frozenset[str] = frozenset()
+        self.views: Any = None  # the RedactingListener of the open buffers, if any
         self.apply(settings or PrivacySettings())
 
     def apply(self, settings: PrivacySettings, known_secrets: Iterable[str] = ()) -> None:
@@ -82,11 +83,14 @@ class Privacy:
         """An open buffer's text as the index sees it (not counted: this runs per keystroke)."""
         return redact(text) if self.settings.redact_secrets else text
 
-    def redact_text(self, text: str) -> str:
-        """A buffer's text about to become a prompt; counted per kind of secret masked."""
+    def redact_text(self, text: str, path: str | None = None) -> str:
+        """A buffer's text about to become a prompt; counted per kind of secret masked (except
+        when the open buffer `path`'s current redaction is reused: then only per prompt)."""
         if not self.settings.redact_secrets:
             return text
-        masked = redact(text, self._count_kind)
+        masked = self.views.masked(path, text) if path is not None and self.views is not None else None
+        if masked is None:
+            masked = redact(text, self._count_kind)
         if masked is not text:
             self.count("prompts_redacted")
         return masked

@@ -65,7 +65,8 @@ def test_typing_a_secret_character_by_character_masks_it_once_it_looks_like_one(
 
 def test_random_edits_keep_the_listener_equal_to_the_redacted_text():
     rng = random.Random(7)
-    pieces = [SECRET, "password = 'hunter22'\n", "postgres://u:p4ss@h/db", "def f():\n", "  return 1\n", "é", "x"]
+    pieces = [SECRET, "password = 'hunter22'\n", "postgres://u:p4ss@h/db", "def f():\n", "  return 1\n", "é", "x",
+              "-----BEGIN PRIVATE KEY-----\n", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n", "-----END PRIVATE KEY-----\n"]
     inner = Recorder()
     listener = RedactingListener(inner, Privacy())
     text = ""
@@ -89,3 +90,28 @@ def test_difference_is_the_smallest_span():
     assert (e.start, e.end, e.text) == (3, 4, "b")
     e = difference("baaa", "aaaa")
     assert (e.start, e.end, e.text) == (0, 1, "a")
+
+
+def test_removing_a_key_blocks_begin_line_unmasks_its_body():
+    inner = Recorder()
+    listener = RedactingListener(inner, Privacy())
+    text = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n"
+    listener.did_open("/w/k.py", text, "python")
+    assert "MIIEvQ" not in inner.texts["/w/k.py"]
+    new = text.replace("-----BEGIN PRIVATE KEY-----\n", "")
+    listener.did_change("/w/k.py", [TextEdit(0, 28, "")], new)
+    assert inner.texts["/w/k.py"] == redact(new)
+
+
+def test_masked_reuses_the_redaction_of_the_very_text_last_given():
+    privacy = Privacy()
+    listener = RedactingListener(Recorder(), privacy)
+    text = f'KEY = "{SECRET}"\n'
+    listener.did_open("/w/a.py", text, "python")
+    assert listener.masked("/w/a.py", text) == redact(text)
+    assert listener.masked("/w/a.py", "".join(list(text))) is None  # equal but another string
+    assert privacy.redact_text(text, "/w/a.py") == redact(text)
+    assert privacy.stats()["promptsRedacted"] == 1
+    plain = "x = 1\n"
+    listener.did_open("/w/b.py", plain, "python")
+    assert listener.masked("/w/b.py", plain) is plain
