@@ -71,7 +71,7 @@ class CompletionPipeline:
     def build_context(self, path: str, text: str, offset: int, *, language: str = "",
                       budget_tokens: int | None = None) -> PromptParts:
         cfg = self.settings.context
-        text = self.privacy.redact_text(text)  # same length: `offset` stays valid
+        text = self.privacy.redact_text(text, path)  # same length: `offset` stays valid
         parts = build_context(
             path, text, offset, language=language or language_id_for(path),
             budget_tokens=budget_tokens or self.budget_tokens,
