@@ -14,6 +14,7 @@ from ..config import Settings, load_settings, read_config_file
 from ..errors import UsageError
 from ..features.indexing import scan_options
 from ..pipeline import CompletionPipeline, language_id_for
+from ..privacy import Privacy, RedactingListener
 
 
 @dataclass(slots=True)
@@ -76,6 +77,7 @@ def build_index(settings: Settings, roots: list[str], *, snapshot: bool = True) 
     """A workspace index scanned like the server's (index.* settings, warm-start snapshot)."""
     options = scan_options(settings.index)
     index = WorkspaceIndex(options, snapshot=settings.index.snapshot and snapshot)
+    index.source_guard = Privacy(settings.privacy, roots=lambda: roots)  # as the server reads files
     if settings.index.enabled:
         index.scan(roots)
     return index
@@ -84,5 +86,6 @@ def build_index(settings: Settings, roots: list[str], *, snapshot: bool = True) 
 def make_pipeline(settings: Settings, target: Target) -> CompletionPipeline:
     """The server's pipeline for one file: the workspace indexed, the file open as in an editor."""
     index = build_index(settings, [str(target.workspace)])
-    index.did_open(str(target.path), target.text, language_id_for(str(target.path)))
-    return CompletionPipeline(settings, str(target.workspace), index=index)
+    privacy = index.source_guard
+    RedactingListener(index, privacy).did_open(str(target.path), target.text, language_id_for(str(target.path)))
+    return CompletionPipeline(settings, str(target.workspace), index=index, privacy=privacy)
