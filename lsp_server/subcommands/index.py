@@ -15,6 +15,7 @@ from indexer import WorkspaceIndex
 
 from ..errors import UsageError
 from ..features.indexing import scan_options
+from ..privacy import Privacy
 from .target import load_cli_settings
 
 
@@ -34,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"not a directory: {args.directory}")
     settings = load_cli_settings(args.config)
     index = WorkspaceIndex(scan_options(settings.index), snapshot=settings.index.snapshot and not args.no_snapshot)
+    index.source_guard = Privacy(settings.privacy, roots=lambda: [args.directory])  # as the server reads files
     try:
         report = index.scan([args.directory]).to_json()
     finally:
