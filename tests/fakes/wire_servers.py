@@ -38,6 +38,7 @@ class Recorded:
     headers: dict[str, str]
     body: Any
     target: str  # the request line's target: an absolute URL when the client took this for a proxy
+    client_port: int = 0  # the client's side of the connection: equal ports = a kept-alive connection
 
 
 class WireFake:
@@ -173,7 +174,8 @@ class WireFake:
             def _serve(self, body: Any) -> None:
                 target = self.path
                 self.path = urlsplit(target).path if target.startswith("http") else target
-                fake.requests.append(Recorded(self.command, self.path, dict(self.headers.items()), body, target))
+                fake.requests.append(Recorded(self.command, self.path, dict(self.headers.items()), body, target,
+                                              self.client_address[1]))
                 if self.path in (r for routes in [GENERATE[fake.kind]]
                                  for r in (routes if isinstance(routes, tuple) else (routes,))):
                     return self._generate(body or {})

@@ -110,3 +110,13 @@ async def test_an_unknown_certificate_is_refused_and_accepted_through_ca_bundle(
         trusted = create_backend(BackendSpec(kind="llamacpp", url=fake.url, ca_bundle=str(self_signed)))
         assert await read_all(trusted) == "x"
         await trusted.aclose()
+
+
+async def test_requests_share_one_kept_alive_connection():
+    with WireFake("llamacpp") as fake:
+        backend = create_backend(BackendSpec(kind="llamacpp", url=fake.url))
+        await backend.detect()
+        await backend.warm("PROMPT")
+        await backend.aclose()
+    assert [r.path for r in fake.requests] == ["/props", "/tokenize", "/completion"]
+    assert len({r.client_port for r in fake.requests}) == 1
