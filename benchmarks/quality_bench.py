@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from inference.api import ContextSnippet  # noqa: E402
 from inference.backend_spec import BackendSpec  # noqa: E402
 from inference.router import Router  # noqa: E402
+from inference.routing import RouteSettings  # noqa: E402
 from lsp_server.config import Settings  # noqa: E402
 from lsp_server.pipeline import CompletionPipeline  # noqa: E402
 from lsp_server.prompt_request import request_from_parts  # noqa: E402
@@ -125,7 +126,8 @@ async def run(args) -> dict:
     settings = Settings()
     settings.completion.multiline = "never"
     pipeline = CompletionPipeline(settings, BENCH_ROOT)
-    router = Router([backend_spec(args)])
+    # the backend's 600 s timeout bounds each case, not the editor's per-mode deadlines
+    router = Router([backend_spec(args)], route=RouteSettings(single_deadline_ms=600_000, multi_deadline_ms=600_000))
     problems = router.problems or await router.wait_loaded()
     if problems:
         raise SystemExit("backend unusable: " + "; ".join(problems))

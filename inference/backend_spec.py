@@ -28,7 +28,7 @@ class BackendSpec:
     api_key_env: str = ""
     api_key: str = field(default="", repr=False)  # never shown: prefer apiKeyEnv
     timeout_ms: int = 5000
-    # requests this backend may have in flight at once (0: detected, else by kind; see inference.router)
+    # requests this backend may have in flight at once (0: detected, else by kind; see inference.router_slot)
     max_in_flight: int = 0
     max_tokens: int = 128
     temperature: float = 0.0
