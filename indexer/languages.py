@@ -23,6 +23,8 @@ from typing import NamedTuple
 import tree_sitter as ts
 import xxhash
 
+from indexer import work_budget
+
 Tree = ts.Tree
 Node = ts.Node
 Point = tuple[int, int]
@@ -102,12 +104,28 @@ def get_parser(lang: str) -> ts.Parser:
     return parser
 
 
+_READ_BYTES = 65536  # what the parser is handed at a time when it parses under a budget
+
+
 def parse(lang: str, source: bytes, old_tree: Tree | None = None) -> Tree:
-    """Parse `source`; with `old_tree` (already `edit`ed to match `source`) the parse is incremental."""
+    """Parse `source`; with `old_tree` (already `edit`ed to match `source`) the parse is incremental.
+    Under a `work_budget.limit` the parse is abandoned (`BudgetExceeded`) once the budget is spent."""
     parser = get_parser(lang)
-    if old_tree is None:
-        return parser.parse(source)
-    return parser.parse(source, old_tree)
+    watch = work_budget.Watch()
+    if watch.callback is None:
+        return parser.parse(source) if old_tree is None else parser.parse(source, old_tree)
+
+    def read(offset: int, _point: Point) -> bytes:  # tree-sitter watches progress only when it reads
+        return source[offset:offset + _READ_BYTES]
+
+    try:
+        if old_tree is None:
+            return parser.parse(read, progress_callback=watch.callback)
+        return parser.parse(read, old_tree, progress_callback=watch.callback)
+    except ValueError:  # "Parsing failed": cancelled by the callback
+        parser.reset()  # the next parse starts afresh, not from where this one stopped
+        watch.raise_if_stopped()
+        raise
 
 
 def edit_tree(
@@ -158,8 +176,18 @@ def nodes_of_types(lang: str, node: Node, types: frozenset[str], byte_range: tup
         return []
     cursor = ts.QueryCursor(query)
     cursor.set_byte_range(byte_range[0], byte_range[1])
-    found = cursor.captures(node).get("node", [])
+    found = _captures(cursor, node).get("node", [])
     return sorted(found, key=lambda n: n.start_byte) if len(found) > 1 else found
+
+
+def _captures(cursor: ts.QueryCursor, node: Node) -> dict[str, list[Node]]:
+    """`cursor.captures(node)`, abandoned (`BudgetExceeded`) once the current work budget is spent."""
+    watch = work_budget.Watch()
+    if watch.callback is None:
+        return cursor.captures(node)
+    found = cursor.captures(node, progress_callback=watch.callback)
+    watch.raise_if_stopped()
+    return found
 
 
 @lru_cache(maxsize=None)
@@ -187,7 +215,7 @@ def tag_captures(
     if byte_range is not None:
         cursor.set_byte_range(byte_range[0], byte_range[1])
     out: dict[str, list[tuple[int, int]]] = {}
-    for name, nodes in cursor.captures(tree.root_node).items():
+    for name, nodes in _captures(cursor, tree.root_node).items():
         if not name.startswith("_"):
             spans = [n.byte_range for n in nodes]
             out[name] = [s for s in spans if s[1] > s[0]]  # zero-width (missing) nodes carry no text
@@ -298,6 +326,18 @@ def _shape(node, depth: int) -> tuple:
                  for i, child in enumerate(children))
 
 
+def _field_names(node: Node, count: int) -> list[str | None]:
+    """The field name of each of `node`'s `count` children, in one walk (asking the node for
+    each child's field costs time proportional to the child's index)."""
+    cursor = node.walk()
+    fields: list[str | None] = []
+    if cursor.goto_first_child():
+        fields.append(cursor.field_name)
+        while cursor.goto_next_sibling():
+            fields.append(cursor.field_name)
+    return fields if len(fields) == count else [node.field_name_for_child(i) for i in range(count)]
+
+
 def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[list[Chunk], list[Chunk]]:
     """Split a file into chunks for incremental tagging.
 
@@ -329,8 +369,9 @@ def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[lis
         pos = lo
         signature: list[tuple] = []
         node_signature: list[tuple] = []
+        work_budget.check()
         children = node.children
-        fields = [node.field_name_for_child(i) for i in range(len(children))]
+        fields = _field_names(node, len(children))
         if node.type in sensitive:  # leaves below depend on the shape of all the children
             chain = chain[:-1] + ((node.type, tuple(zip(fields, (c.type for c in children)))),)
         for i, child in enumerate(children):
