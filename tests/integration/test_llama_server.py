@@ -20,6 +20,7 @@ from inference.api import CompletionRequest, ContextSnippet, SamplingParams
 from inference.backend_spec import BackendSpec
 from inference.backends import create_backend
 from inference.router import Router, collect
+from inference.routing import RouteSettings
 from inference.templates import template_for
 
 pytestmark = pytest.mark.slow
@@ -181,7 +182,8 @@ async def test_the_openai_compatible_path_against_the_same_server(server):
 
 
 async def test_the_router_completes_through_infill_and_reports_the_servers_usage(server):
-    router = Router([BackendSpec(kind="llamacpp", url=server.url, timeout_ms=60_000)])
+    router = Router([BackendSpec(kind="llamacpp", url=server.url, timeout_ms=60_000)],
+                    route=RouteSettings(single_deadline_ms=60_000, multi_deadline_ms=60_000))  # a cold CPU prefill
     result = await asyncio.wait_for(router.complete(CHECKOUT), 60)
     await router.aclose()
     assert result.text.startswith("compute_grand_total_cents"), result.text
