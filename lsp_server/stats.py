@@ -10,16 +10,20 @@ from __future__ import annotations
 from collections import Counter, deque
 from typing import Any
 
+from .stage_latency import StageLatency
+
 
 class ServerStats:
     def __init__(self, window: int = 1000, recent_window: int = 256):
         self.counters: Counter[str] = Counter()
         self.latencies_ms: deque[float] = deque(maxlen=window)
         self.recent: deque[dict[str, Any]] = deque(maxlen=recent_window)
+        self.stages = StageLatency(window)
 
     def record_completion(self, key: Any, result: Any) -> None:
         """One finished completion, newest last: `key` has uri, version, line and character."""
         usage = result.usage
+        self.stages.record(result.latency_ms)
         self.recent.append({
             "uri": key.uri, "version": key.version, "line": key.line, "character": key.character,
             "cache": result.cache, "backend": result.backend, "chars": len(result.text),
@@ -60,4 +64,4 @@ class ServerStats:
 
     def snapshot(self) -> dict[str, Any]:
         return {"counters": dict(self.counters), "latencyMs": self.percentiles(),
-                "recentCompletions": list(self.recent), "acceptance": self.acceptance()}
+                "stageLatencyMs": self.stages.snapshot(), "recentCompletions": list(self.recent), "acceptance": self.acceptance()}
