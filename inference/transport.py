@@ -7,6 +7,9 @@ Invariants:
 - Loopback servers (127.0.0.0/8, ::1, localhost) are never proxied, whatever the environment says.
   Other servers go through the backend's `proxy` setting, else the usual environment variables
   (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, `NO_PROXY`).
+- Closing an unfinished response cancels it on the server: HTTP/1.1 closes its connection (the
+  pool opens another), HTTP/2 resets its stream (`cancel_unfinished`), leaving the connection
+  and its other streams open.
 - TLS certificates are always verified, against the system's store or the `caBundle` file.
 - The API key comes from the `apiKey` setting, else the environment variable named by `apiKeyEnv`;
   it is sent as a bearer token and never appears in a log line, an error or a status: `scrub`
@@ -102,3 +105,31 @@ def _tls_context(spec: BackendSpec) -> ssl.SSLContext | bool:
         return ssl.create_default_context(cafile=path)
     except (OSError, ssl.SSLError) as exc:
         raise BackendConfigError(f"backend {spec.name!r}: caBundle {path}: {exc}") from None
+
+
+async def cancel_unfinished(response: httpx.Response) -> None:
+    """Reset an unfinished HTTP/2 response's stream (RST_STREAM, CANCEL) so the server stops
+    generating for it. httpcore (1.0) closes such a response locally and tells the server nothing;
+    this reaches its connection through the response's stream. Nothing to do over HTTP/1.1, where
+    closing the unfinished response closes the connection. Best effort: never raises."""
+    if response.http_version != "HTTP/2":
+        return
+    stream_id = response.extensions.get("stream_id")
+    # httpx's bound stream -> its transport's stream -> httpcore's pool stream -> the HTTP/2 stream
+    layer, connection = response.stream, None
+    for _ in range(6):
+        connection = getattr(layer, "_connection", None)
+        if connection is not None:
+            break
+        layer = getattr(layer, "_stream", None) or getattr(layer, "_httpcore_stream", None)
+    state = getattr(connection, "_h2_state", None)
+    if stream_id is None or state is None:
+        return
+    try:
+        import h2.errors
+
+        async with connection._write_lock:
+            state.reset_stream(stream_id, error_code=h2.errors.ErrorCodes.CANCEL)
+            await connection._network_stream.write(state.data_to_send())
+    except Exception:  # noqa: BLE001 - the stream may have ended or the connection closed meanwhile
+        return

@@ -33,7 +33,7 @@ import httpx
 from ..api import BackendError, SamplingParams
 from ..backend_spec import BackendSpec
 from ..templates import template_for
-from ..transport import Transport
+from ..transport import Transport, cancel_unfinished
 
 DETECT_MAX_S = 2.0
 
@@ -80,19 +80,23 @@ class StreamingHTTPBackend:
                 if response.status_code >= 400:
                     raise BackendError(self._http_error(response.status_code, await response.aread()))
                 finished = False
-                async with contextlib.aclosing(_events(response)) as events:
-                    async for event in events:
-                        if event is None:  # [DONE]
-                            finished = True
-                            break
-                        if event.get("error"):
-                            raise BackendError(f"{self.name}: {self.transport.scrub(error_message(event))}")
-                        text, final = self.event_text(event)
-                        finished = finished or final
-                        if text:
-                            yield text
-                        if final and not self.read_past_final:
-                            break
+                try:
+                    async with contextlib.aclosing(_events(response)) as events:
+                        async for event in events:
+                            if event is None:  # [DONE]
+                                finished = True
+                                break
+                            if event.get("error"):
+                                raise BackendError(f"{self.name}: {self.transport.scrub(error_message(event))}")
+                            text, final = self.event_text(event)
+                            finished = finished or final
+                            if text:
+                                yield text
+                            if final and not self.read_past_final:
+                                break
+                finally:
+                    if not finished:  # closed early: cancelled, a deadline, enough text
+                        await cancel_unfinished(response)
                 if not finished:
                     raise BackendError(f"{self.name}: the stream ended before its final event (truncated)")
         except httpx.HTTPError as exc:

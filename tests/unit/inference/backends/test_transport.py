@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shutil
 import subprocess
@@ -120,3 +121,23 @@ async def test_requests_share_one_kept_alive_connection():
         await backend.aclose()
     assert [r.path for r in fake.requests] == ["/props", "/tokenize", "/completion"]
     assert len({r.client_port for r in fake.requests}) == 1
+
+
+@pytest.mark.skipif(not http2_available(), reason="the h2 package is not installed")
+async def test_http2_is_negotiated_where_offered_and_closing_a_stream_resets_it(self_signed):
+    from tests.fakes.h2_server import H2Fake
+
+    with H2Fake(str(self_signed), ["ret", "urn 1"]) as fake:
+        backend = create_backend(BackendSpec(kind="llamacpp", url=fake.url, ca_bundle=str(self_signed)))
+        assert await read_all(backend) == "return 1"
+        assert fake.requests[-1][0] == "/completion" and fake.requests[-1][1]["prompt"] == "PROMPT"
+        await backend.aclose()
+    with H2Fake(str(self_signed), ["x"] * 40, chunk_delay=0.02) as fake:
+        backend = create_backend(BackendSpec(kind="llamacpp", url=fake.url, ca_bundle=str(self_signed)))
+        stream = backend.stream("PROMPT", SamplingParams(max_tokens=40))
+        assert await stream.__anext__() == "x"
+        await stream.aclose()
+        assert await asyncio.to_thread(fake.reset.wait, 3.0), "the HTTP/2 stream was not reset"
+        assert await read_all(backend) == "x" * 40  # the connection goes on serving
+        await backend.aclose()
+    assert fake.connections == 1 and len(fake.reset_streams) == 1
