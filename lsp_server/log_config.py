@@ -5,15 +5,18 @@ Invariants:
   carries a secret, a configured API key or a URL's userinfo.
 - The level is `--log-level` when given on the command line, else the `logLevel` setting
   (`apply_setting`), else warning.
+- Once serving, warnings and errors also go to the client as `window/logMessage`, rate-limited
+  per call site (`forward_to_client`, `client_log.py`).
 - httpx and httpcore log at warning and above only (their info lines name every URL requested);
   pygls logs at warning and above unless the level is debug (at info it writes every message body).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .privacy.log_filter import RedactingFilter
 
@@ -82,3 +85,18 @@ def follow_settings(level: str, known_secrets: Iterable[str]) -> None:
     if config is not None:
         config.apply_setting(level)
         config.set_known_secrets(known_secrets)
+
+
+def forward_to_client(send: Callable[[int, str], None]) -> logging.Handler:
+    """Send warnings and errors to the client (`client_log.ClientLogHandler`), scrubbed with the
+    installed configuration's secrets; call from the event loop. Replaces an earlier one."""
+    from .client_log import ClientLogHandler
+
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if isinstance(h, ClientLogHandler)]:
+        root.removeHandler(old)
+    config = current()
+    handler = ClientLogHandler(send, loop=asyncio.get_running_loop(),
+                               redactor=config.filter if config is not None else None)
+    root.addHandler(handler)
+    return handler
