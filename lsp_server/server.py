@@ -225,6 +225,8 @@ def create_server() -> ArborServer:
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: ArborServer, params: types.InitializedParams) -> None:
+        log_config.forward_to_client(lambda kind, message: ls.window_log_message(
+            types.LogMessageParams(type=types.MessageType(kind), message=message)))
         await ls.indexing.start()
         await ls.get_pipeline()
 
