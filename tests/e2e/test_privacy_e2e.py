@@ -160,6 +160,7 @@ async def test_planted_secrets_reach_no_request_reply_cache_index_or_log(tmp_pat
     assert privacy["redactions"] >= 4 and privacy["deniedCompletions"] == 1
     assert privacy["outsideWorkspace"] >= 2 and privacy["deniedFiles"] >= 1
     assert stats["index"]["files"] == 3, stats["index"]
+    assert stats["stageLatencyMs"]["total"]["count"] == 3 and "backend" in stats["stageLatencyMs"]
 
     log = capfd.readouterr().err
     assert "Sending data" in log  # the logLevel setting took effect: pygls's lines show at debug only
@@ -247,3 +248,23 @@ async def test_api_keys_and_url_userinfo_stay_out_of_stats_status_and_logs(tmp_p
     for planted in (key, url_password, "bob:", basic):
         for surface, value in surfaces.items():
             assert planted not in value, f"{planted!r} in {surface}"
+
+
+async def test_warnings_reach_the_client_log_scrubbed_and_rate_limited(tmp_path):
+    key = "plain-key-Planted-5151"  # configured: masked wherever it appears
+    lsp = await start_client("neovim", backend_settings("http://127.0.0.1:9/v1", apiKey=key), tmp_path)
+    for i in range(5):  # each logs "didChange for a document that is not open: <uri>" (one call site)
+        uri = (tmp_path / f"{key}-{GITHUB_TOKEN}{i}.py").as_uri()
+        lsp.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text="x = 1")]))
+    await request(lsp, "arbor/stats")  # the notifications above were handled before this answer
+    for _ in range(50):
+        if lsp.log_messages:
+            break
+        await asyncio.sleep(0.05)
+    messages = [m.message for m in lsp.log_messages if "not open" in m.message]
+    await lsp.shutdown_session()
+    await lsp.stop()
+    assert len(messages) == 1, messages
+    assert key not in messages[0] and "ghp_planted" not in messages[0] and "not open: file://" in messages[0]
