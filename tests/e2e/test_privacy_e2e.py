@@ -160,7 +160,7 @@ async def test_planted_secrets_reach_no_request_reply_cache_index_or_log(tmp_pat
     assert privacy["redactions"] >= 4 and privacy["deniedCompletions"] == 1
     assert privacy["outsideWorkspace"] >= 2 and privacy["deniedFiles"] >= 1
     assert stats["index"]["files"] == 3, stats["index"]
-    assert stats["stageLatencyMs"]["total"]["count"] == 3 and "backend" in stats["stageLatencyMs"]
+    assert stats["stageLatencyMs"]["total"]["count"] >= 3 and "backend" in stats["stageLatencyMs"]
 
     log = capfd.readouterr().err
     assert "Sending data" in log  # the logLevel setting took effect: pygls's lines show at debug only
