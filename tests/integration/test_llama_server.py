@@ -130,10 +130,11 @@ async def test_closing_the_stream_stops_the_servers_generation(server):
                 busy = await asyncio.to_thread(slots, server)
                 assert any(s["is_processing"] for s in busy), "the server should still be generating"
                 break
-    idle_after = await wait_idle(server, within_s=3.0)
+    # the server notices a closed connection when it writes its next token or two: at most a few
+    # seconds on a loaded machine, where the 1,500 tokens asked for would take minutes
+    idle_after = await wait_idle(server, within_s=10.0)
     await backend.aclose()
     print(f"server idle {idle_after * 1000:.0f} ms after the stream was closed")
-    assert idle_after < 3.0
 
 
 async def test_a_deadline_closes_the_stream_and_the_server_goes_idle(server):
@@ -141,7 +142,7 @@ async def test_a_deadline_closes_the_stream_and_the_server_goes_idle(server):
     params = SamplingParams(max_tokens=1500, stop=())
     with pytest.raises(TimeoutError):
         await asyncio.wait_for(collect(backend, "# the numbers from 1 to 1000\n1, 2, 3,", params, True), 1.5)
-    await wait_idle(server, within_s=3.0)
+    await wait_idle(server, within_s=10.0)
     await backend.aclose()
 
 
