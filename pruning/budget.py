@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Protocol, runtime_checkable
 
-from .memo import LruMemo
 
 _PIECE = re.compile(r"[A-Za-z_0-9]+|[^\sA-Za-z_0-9]|[^\S\n]+|\n")
 _LONG_WORD = re.compile(r"[A-Za-z_0-9]{5,}")  # words are maximal runs, so these are whole words
@@ -45,31 +43,10 @@ class ApproxTokenizer:
     """Regex approximation of a code BPE: words cost ceil(len/4), every other piece costs 1."""
 
     name = "approx"
+    additive_over_lines = True  # no piece spans a newline, and a newline is one piece
 
     def count(self, text: str) -> int:
-        # Short texts (lines, signatures) are memoised by themselves; longer ones (skeletons,
-        # windows) by a hash, so the memo stays small however large the texts are, and a new
-        # long text is counted line by line (no piece spans a newline, so the counts add up,
-        # and most of its lines were counted before: a skeleton shows other members, a
-        # signature being typed keeps its first lines).
-        if len(text) <= _MEMO_MAX_CHARS:
-            return _approx_count_memo(text)
-        return _LONG_COUNTS.get_or_make((len(text), hash(text)), lambda: _count_by_lines(text))
-
-
-_MEMO_MAX_CHARS = 512
-_LONG_COUNTS: LruMemo[int] = LruMemo(1024)
-
-
-def _count_by_lines(text: str) -> int:
-    lines = text.split("\n")
-    return len(lines) - 1 + sum(_approx_count_memo(line) if len(line) <= _MEMO_MAX_CHARS else _approx_count(line)
-                                for line in lines)
-
-
-@lru_cache(maxsize=8192)
-def _approx_count_memo(text: str) -> int:
-    return _approx_count(text)
+        return _approx_count(text)
 
 
 def _approx_count(text: str) -> int:

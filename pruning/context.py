@@ -25,6 +25,7 @@ from indexer.paths import workspace_id
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
 from .candidates import Piece, ladder_pieces, local_definitions, prepare_file_uses, reference_pieces, warm_references
+from .content_memo import ContentMemo
 from .index_lookup import IndexLookup
 from .packing import drop_repeated_headers, headers, layout, layout_key, pack
 from .prompt import PromptParts
@@ -56,15 +57,18 @@ class ContextIndex(Protocol):
 def build_context(path: str, text: str, offset: int, *, language: str = "", budget_tokens: int = 1024,
                   prefix_share: float = 0.45, suffix_share: float = 0.15, index: ContextIndex | None = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
-                  workspace_root: str | None = None) -> PromptParts:
+                  workspace_root: str | None = None, memo: ContentMemo | None = None) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
     `index` is the workspace index (or None: windows and this file's own ladder only): the
     context reads `index.snapshot_for(path)` and, for the buffer itself, `text` and its tree
     (`tree` if the caller has one, else the index's when it holds exactly `text`, else a fresh
-    parse). The same snapshot and text give the same context.
+    parse). The same snapshot and text give the same context. `memo` keeps token counts
+    between calls (see `pruning.content_memo`); it changes no result.
     """
     tok = tokenizer or DEFAULT_TOKENIZER
+    if memo is not None:
+        tok = memo.tokenizer(tok)
     count = tok.count
     shares = BudgetShares(prefix_share, suffix_share)
     offset = max(0, min(offset, len(text)))

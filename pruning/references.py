@@ -16,11 +16,8 @@ import keyword
 import re
 from typing import NamedTuple
 
-import xxhash
-
 from indexer import languages
 
-from .memo import LruMemo
 from .scopes import Scope, node_text
 
 IDENTIFIERS = frozenset({
@@ -201,31 +198,10 @@ def local_types(scopes: list[Scope], source: bytes, language: str) -> dict[str, 
     return types
 
 
-_DECLARED: LruMemo[tuple[tuple[str, tuple[str, ...]], ...]] = LruMemo(1024)
-
-
 def _add_declarations(node: object, source: bytes, language: str, types: dict[str, tuple[str, ...]]) -> None:
-    """Add the (name, types) declarations under `node` that `types` lacks, in document order.
-    Memoised per piece of `node` (its header parts and each statement of its body) by the
-    piece's type and text: the declarations depend on nothing but that text, so a class's
-    constructor is read once, and in the function being typed only the statement that changed
-    is read again."""
-    for piece in _pieces(node):
-        text = node_text(piece, source)
-        key = (language, piece.type, len(text), xxhash.xxh3_64_intdigest(text))  # type: ignore[attr-defined]
-        for name, names in _DECLARED.get_or_make(key, lambda: _declarations(piece, source, language)):
-            types.setdefault(name, names)
-
-
-def _pieces(node: object) -> list:
-    """`node`'s named children outside its body and its body's named children, in document
-    order (anonymous nodes, keywords and punctuation, declare nothing); `node` itself when it
-    has no body."""
-    body = node.child_by_field_name("body")  # type: ignore[attr-defined]
-    if body is None:
-        return [node]
-    pieces = [child for child in node.named_children if child != body]  # type: ignore[attr-defined]
-    return sorted(pieces + body.named_children, key=lambda piece: piece.start_byte)
+    """Add the (name, types) declarations under `node` that `types` lacks, in document order."""
+    for name, names in _declarations(node, source, language):
+        types.setdefault(name, names)
 
 
 _CONSTRUCTOR_NAMES = (b"__init__", b"constructor")

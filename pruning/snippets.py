@@ -16,9 +16,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import xxhash
-
-from .memo import LruMemo
 from .scopes import as_scope, body_of, name_of
 from .syntax import Syntax
 
@@ -53,26 +50,8 @@ def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: b
     return RenderedSnippet(text=text.rstrip() + "\n", start_line=scope.start_line, end_line=scope.end_line, form=form)
 
 
-_SIGNATURES: LruMemo[str] = LruMemo(1024)
-
-
 def signature(node: object, source: bytes, syntax: Syntax) -> str:
-    """Header + doc first line + placeholder, indented as in the source. Memoised by the text it
-    is made from (the definition from the start of its first line, and the comment just above
-    it): a class skeleton shows the same members' signatures at every keystroke in one of them."""
-    outer = node
-    while outer.parent is not None and outer.parent.type in syntax.wrappers:  # type: ignore[attr-defined]
-        outer = outer.parent  # type: ignore[attr-defined]
-    start = source.rfind(b"\n", 0, outer.start_byte) + 1  # type: ignore[attr-defined]
-    previous = outer.prev_sibling  # type: ignore[attr-defined]
-    above = (source[previous.start_byte:previous.end_byte]
-             if previous is not None and previous.type in syntax.comments else b"")
-    text = source[start:node.end_byte]  # type: ignore[attr-defined]
-    key = (syntax.name, node.type, len(text), xxhash.xxh3_64_intdigest(text), above)  # type: ignore[attr-defined]
-    return _SIGNATURES.get_or_make(key, lambda: _signature(node, source, syntax))
-
-
-def _signature(node: object, source: bytes, syntax: Syntax) -> str:
+    """Header + doc first line + placeholder, indented as in the source."""
     kind = syntax.scopes.get(node.type, "")  # type: ignore[attr-defined]
     scope = as_scope(node, kind, syntax, source)
     body = body_of(node)

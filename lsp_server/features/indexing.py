@@ -6,14 +6,10 @@ Invariants:
   worker thread, in the order they were requested.
 - Fingerprint notifications raised on that worker thread are delivered on the event loop, so
   subscribers (the completion cache) only ever run on the loop thread.
-- Edited buffers are re-indexed when something needs them (a completion request reads the graph,
-  which flushes the buffers it depends on and any whose entry lags by `PENDING_LAG_S`), shortly
-  after a completion was answered once the buffer's entry lags by `REINDEX_LAG_S` (so re-indexing
-  stays off the keystroke-to-ghost-text path and costs one re-index per buffer per
-  `REINDEX_LAG_S` of typing, not one per answer), or after `IDLE_FLUSH_S` without edits,
-  whichever comes first; after `IDLE_SETTLE_S` without edits, buffers whose incremental trees
-  have syntax errors are parsed afresh (`settle`). A completed buffer's next context is prepared
-  (`pruning.context.prepare`) whenever it was re-indexed off the request path.
+- Edited buffers are re-indexed when a completion reads the index (`snapshot_for` flushes the
+  buffers it can read and any whose entry lags by `PENDING_LAG_S`) or by the background jobs of
+  `lsp_server.freshness.FreshnessScheduler` (its docstring is the freshness contract), which
+  this service drives with one loop timer and feeds with edits, answers and contexts.
 - `index.enabled: false` skips the workspace scan and file watching; open buffers stay indexed.
 """
 
@@ -24,6 +20,7 @@ import gc
 import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -34,8 +31,11 @@ from indexer.workspace import normalize_path
 from pruning.context import prepare as prepare_context
 
 from ..privacy import RedactingListener
+from ..freshness import (  # noqa: F401  (the constants are part of this module's interface)
+    AFTER_COMPLETION_FLUSH_S, IDLE_FLUSH_S, IDLE_SETTLE_S, PENDING_LAG_S, REINDEX_LAG_S, FreshnessScheduler,
+)
 from ..progress import WorkDoneProgress
-from ..timers import Debounce, call_later
+from ..timers import call_later
 from .documents import uri_to_path
 
 if TYPE_CHECKING:
@@ -44,12 +44,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-IDLE_FLUSH_S = 0.3
-AFTER_COMPLETION_FLUSH_S = 0.005
-PENDING_LAG_S = 2.5  # how long a buffer's index entry may lag its edits when a completion reads it
-REINDEX_LAG_S = 1.5  # after an answer, a buffer is re-indexed once its entry lags by this much
-MAX_FLUSH_DEFERRAL_S = 0.1  # how long completions in flight may hold back that flush
-IDLE_SETTLE_S = 1.5
 PROGRESS_INTERVAL_S = 0.1
 WATCHER_ID = "arbor-index-watched-files"
 
@@ -74,10 +68,11 @@ def scan_options(settings: IndexSettings) -> ScanOptions:
 class IndexingService:
     """Owns the server's `WorkspaceIndex` and the one worker thread that scans for it."""
 
-    def __init__(self, server: ArborServer) -> None:
+    def __init__(self, server: ArborServer, clock: Callable[[], float] = time.monotonic) -> None:
         self.server = server
         settings = server.settings.index
-        self.index = WorkspaceIndex(scan_options(settings), snapshot=settings.snapshot)
+        self.clock = clock
+        self.index = WorkspaceIndex(scan_options(settings), snapshot=settings.snapshot, clock=clock)
         # completions may read a graph whose unrelated (and own) buffers lag by up to this much:
         # `flush_soon` re-indexes them right after each answer
         self.index.pending_lag_s = PENDING_LAG_S
@@ -85,136 +80,60 @@ class IndexingService:
         self.started = False
         self.closed = False
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arbor-index")
-        self._idle = Debounce(IDLE_FLUSH_S, self._flush)
-        self._settle = Debounce(IDLE_SETTLE_S, self._settle_buffers)
-        self._soon_handle: asyncio.Handle | None = None
-        self._prepare: set[str] = set()
-        self._reparse: set[str] = set()  # buffers just completed, whose trees may lag their text
-        self._prepare_next: set[str] = set()  # completed buffers to prepare after a re-index
-        self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
+        self.scheduler = FreshnessScheduler(self.index, self._prepare_context, clock=clock,
+                                            in_flight=lambda: getattr(server, "completions_in_flight", 0))
+        self._timer: asyncio.Handle | None = None
+        self._timer_at = 0.0
         self._lookups: dict[str, tuple] = {}  # buffer -> what its last context looked up (`prepare`)
-        self._soon_since: float | None = None
         self._heap_frozen = False
 
-    # ---- document listener: flush after a pause in typing
+    # ---- document listener and completions: the scheduler's events
     def did_open(self, path: str, text: str, language_id: str) -> None:
-        self._schedule_flush()
+        self.scheduler.edited()
+        self._arm()
 
     def did_change(self, path: str, edits: Any, new_text: str) -> None:
-        self._schedule_flush()
+        self.scheduler.edited()
+        self._arm()
 
     def did_close(self, path: str) -> None:
-        for pending in (self._completed, self._prepare, self._reparse, self._prepare_next):
-            pending.discard(normalize_path(path))
-        self._lookups.pop(normalize_path(path), None)
+        path = normalize_path(path)
+        self.scheduler.closed(path)
+        self._lookups.pop(path, None)
 
     def context_built(self, path: str, parts: Any) -> None:
         """An interactive completion's context in `path`: its lookups are what `prepare` redoes."""
         self._lookups[normalize_path(path)] = parts.lookups
 
-    def _schedule_flush(self) -> None:
-        """The idle flush and settle run `IDLE_FLUSH_S` and `IDLE_SETTLE_S` after the last edit
-        (`Debounce`: an edit only notes its time, no timer churn per keystroke)."""
-        self._idle.poke()
-        self._settle.poke()
-
     def flush_soon(self, path: str) -> None:
-        """A completion in `path` was just answered: shortly, flush edited buffers and prepare
-        `path`'s next context (`pruning.context.prepare`). Typing does not push this back, unlike
-        the idle flush."""
+        """A completion in `path` was just answered: the after-completion jobs start shortly."""
         if self.closed:
             return
-        path = normalize_path(path)  # as `index.pending` names it
-        self._prepare.add(path)
-        self._reparse.add(path)
-        self._completed.add(path)
-        if self._soon_handle is not None:
-            return
-        self._soon_since = time.monotonic()
-        self._soon_handle = call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
-
-    def _flush_soon(self) -> None:
-        """One step of the after-completion flush. Each step does one piece of work: reparse one
-        buffer just completed, prepare one buffer's next context, or re-index one buffer; so a
-        message that arrives meanwhile waits for one piece at most. Only buffers whose entry lags
-        by `REINDEX_LAG_S`, or that other open buffers import, are re-indexed: while someone
-        types, re-indexing after every answer would cost a whole-file re-tag per pause, and with
-        several documents that work would queue in front of the next requests."""
-        self._soon_handle = None
-        loop = asyncio.get_running_loop()
-        waited = time.monotonic() - self._soon_since if self._soon_since is not None else 0.0
-        if getattr(self.server, "completions_in_flight", 0) and waited < MAX_FLUSH_DEFERRAL_S:
-            # other completions are being answered (a burst): re-indexing now would delay them
-            self._soon_handle = loop.call_later(AFTER_COMPLETION_FLUSH_S, self._flush_soon)
-            return
-        if self._step():
-            self._soon_handle = loop.call_soon(self._flush_soon)
-        else:
-            self._soon_since = None
-
-    def _step(self) -> bool:
-        """Do the next piece of after-completion work; False when there is none left."""
-        while self._reparse:
-            # the trees of the buffers just completed first (the next request in one then finds
-            # its tree one pause behind, and reads what was typed since from the text)
-            lagging = self._reparse.pop()
-            if self.index.tree_lags(lagging):
-                self._guarded("reparsing", lagging, self.index.current_tree, lagging)
-                return True
-        if self._prepare_next:
-            target = self._prepare_next.pop()
-            self._guarded("preparing the next context of", target, self._prepare_context, target)
-            return True
-        pending = self.index.pending
-        due = {path for path in pending if self.index.lag_s(path) >= REINDEX_LAG_S}
-        if pending - due:
-            # a buffer that other open buffers import is due at once: a completion in one of them
-            # would otherwise re-index it first, on its own request's path
-            due |= pending & self.index.needed_by_other_buffers()
-        # buffers whose entries are young wait for a later answer or the idle flush
-        self._prepare -= pending - due
-        # the buffers just completed first, then whatever else is due; a completed buffer whose
-        # entry is current only has its next context prepared (a memo hit unless it changed)
-        ordered = sorted(due & self._prepare) + sorted(due - self._prepare)
-        if ordered:
-            target = ordered[0]
-            self._prepare.discard(target)
-            self._guarded("re-indexing", target, self.index.flush, target)
-            # each completed buffer's next context is prepared in a step of its own: its own
-            # entry changed, or the names its last context resolved may be defined in `target`
-            self._prepare_next |= self._completed
-            return True
-        if self._prepare:
-            target = self._prepare.pop()
-            self._guarded("preparing the next context of", target, self._prepare_context, target)
-            return bool(self._prepare)
-        return False
+        self.scheduler.answered(normalize_path(path))  # as `index.pending` names it
+        self._arm()
 
     def _prepare_context(self, path: str) -> None:
         prepare_context(self.index, path, self._lookups.get(path, ()))
 
-    @staticmethod
-    def _guarded(what: str, path: str, func, *args) -> None:
-        try:
-            func(*args)
-        except Exception:
-            log.exception("index: %s %s after a completion failed", what, path)
+    def _arm(self) -> None:
+        """One loop timer, for the scheduler's next due job. Edits only postpone jobs, so a timer
+        that is armed for earlier stays (it finds nothing due, and re-arms): no timer per keystroke."""
+        due_in = self.scheduler.due_in()
+        if due_in is None or self.closed:
+            return
+        due_at = self.clock() + due_in
+        if self._timer is not None:
+            if self._timer_at <= due_at + 1e-9:
+                return
+            self._timer.cancel()
+        self._timer, self._timer_at = call_later(due_in, self._run_due), due_at
 
-    def _flush(self) -> None:
-        """The idle flush: re-index every edited buffer, then prepare the next context of each
-        buffer that has been completed before, so no preparation goes stale."""
-        try:
-            self.index.flush()
-            for target in sorted(self._completed):
-                self._prepare_context(target)
-        except Exception:
-            log.exception("index: flushing edited buffers failed")
-
-    def _settle_buffers(self) -> None:
-        try:
-            self.index.settle()
-        except Exception:
-            log.exception("index: settling edited buffers failed")
+    def _run_due(self) -> None:
+        self._timer = None
+        if self.scheduler.step() is not None and self.scheduler.due_in() == 0:
+            self._timer, self._timer_at = call_later(0.0, self._run_due), self.clock()
+            return
+        self._arm()
 
     # ---- scans
     async def run(self, func, *args) -> Any:
@@ -331,10 +250,9 @@ class IndexingService:
 
     def close(self) -> None:
         self.closed = True
-        self._idle.cancel()
-        self._settle.cancel()
-        if self._soon_handle is not None:
-            self._soon_handle.cancel()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self._executor.shutdown(wait=False, cancel_futures=True)
         self.index.close()
 

@@ -129,20 +129,34 @@ _CODE_CHARS = st.sampled_from(list("abcXYZ_09 \t\n\r.,()[]{}:=+\"'é→😀") + 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(_CODE_CHARS, min_size=120, max_size=900))
-def test_long_texts_count_line_by_line_as_a_whole(pieces):
-    from pruning import budget
-
+def test_counts_are_additive_over_lines(pieces):
     text = "".join(pieces)
-    assert ApproxTokenizer().count(text) == budget._approx_count(text)
+    lines = text.split("\n")
+    assert TOKENIZER.count(text) == sum(TOKENIZER.count(line) for line in lines) + len(lines) - 1
 
 
-def test_lru_memo_drops_the_least_recently_used_and_remembers_none():
-    from pruning.memo import MISSING, LruMemo
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(_CODE_CHARS, max_size=700), min_size=1, max_size=8))
+def test_counts_kept_in_a_content_memo_equal_fresh_counts_and_stay_bounded(texts):
+    from pruning.content_memo import ContentMemo
 
-    memo: LruMemo = LruMemo(2)
-    memo.put("a", 1)
-    memo.put("b", None)  # a remembered "nothing"
-    assert memo.get("a") == 1  # now the most recently used
-    memo.put("c", 3)
-    assert memo.get("b", MISSING) is MISSING and memo.get("a") == 1 and len(memo) == 2
-    assert memo.get_or_make("c", lambda: 99) == 3 and memo.get_or_make("d", lambda: 4) == 4
+    memo = ContentMemo(size=16)
+    counting = memo.tokenizer(TOKENIZER)
+    for _ in range(2):  # the second round reads what the first kept
+        for pieces in texts:
+            text = "".join(pieces)
+            assert counting.count(text) == TOKENIZER.count(text)
+    assert len(memo) <= 16
+
+
+def test_a_content_memo_does_not_split_a_tokenizer_that_is_not_additive_over_lines():
+    from pruning.content_memo import ContentMemo
+
+    class Whole:
+        name = "whole"
+
+        def count(self, text: str) -> int:
+            return 1 if text else 0
+
+    text = "x\n" * 400
+    assert ContentMemo().tokenizer(Whole()).count(text) == 1
