@@ -78,14 +78,20 @@ class Transport:
             raise BackendConfigError(f"backend {spec.name!r}: proxy must be an http(s):// or socks5:// URL")
         seconds = spec.timeout_ms / 1000
         self.http2 = http2_available()
-        self.client = httpx.AsyncClient(
-            base_url=base_url.rstrip("/"), headers=headers, http2=self.http2,
-            verify=_tls_context(spec), proxy=proxy,
-            # the environment's proxies apply only to non-loopback servers without a `proxy` setting
-            trust_env=not self.loopback and proxy is None,
-            timeout=httpx.Timeout(seconds, connect=min(2.0, seconds)),
-            limits=httpx.Limits(max_connections=16, max_keepalive_connections=4, keepalive_expiry=120.0),
-        )
+        try:
+            self.client = httpx.AsyncClient(
+                base_url=base_url.rstrip("/"), headers=headers, http2=self.http2,
+                verify=_tls_context(spec), proxy=proxy,
+                # the environment's proxies apply only to non-loopback servers without a `proxy` setting
+                trust_env=not self.loopback and proxy is None,
+                timeout=httpx.Timeout(seconds, connect=min(2.0, seconds)),
+                limits=httpx.Limits(max_connections=16, max_keepalive_connections=4, keepalive_expiry=120.0),
+            )
+        except ImportError:  # a socks5:// proxy (setting or ALL_PROXY) without httpx's socks extra
+            raise BackendConfigError(
+                f"backend {spec.name!r}: a SOCKS proxy needs the socksio package (pip install 'httpx[socks]')") from None
+        except ValueError as exc:  # an unusable proxy URL in the environment
+            raise BackendConfigError(f"backend {spec.name!r}: {exc}") from None
 
     def scrub(self, text: str) -> str:
         """`text` without the API key (a server's error body may echo the request's headers) and

@@ -141,3 +141,14 @@ async def test_http2_is_negotiated_where_offered_and_closing_a_stream_resets_it(
         assert await read_all(backend) == "x" * 40  # the connection goes on serving
         await backend.aclose()
     assert fake.connections == 1 and len(fake.reset_streams) == 1
+
+
+def test_a_socks_proxy_without_socksio_is_a_config_error_not_a_crash(monkeypatch):
+    import importlib.util
+
+    if importlib.util.find_spec("socksio") is not None:
+        pytest.skip("socksio is installed: SOCKS proxies work")
+    monkeypatch.setenv("ALL_PROXY", "socks5://127.0.0.1:9")
+    with pytest.raises(BackendConfigError, match="socksio"):
+        Transport(BackendSpec(kind="openai"), "https://api.example.com/v1")
+    Transport(BackendSpec(kind="openai"), "http://127.0.0.1:8000/v1")  # loopback ignores the environment
