@@ -18,6 +18,15 @@ Invariants:
   the file at each reparse). Its nodes keep their positions in the current `source`
   (`tree.edit` shifted them) but do not reflect the text in `unparsed` (a byte range of
   `source` that holds every edit since the last parse).
+- Work on a buffer is bounded: a parse gets `PARSE_BUDGET_MS`, a tags update `TAG_BUDGET_MS`
+  (`indexer.work_budget`; less when the caller's own budget ends sooner). A buffer whose parse
+  runs past its own budget, or whose tags update makes no progress within it, is `costly`: it
+  has no tree and no tags (text only, like an unsupported language) until its text shrinks to
+  less than half the length it had then. A tags update that made progress keeps it (the next
+  update resumes: `IncrementalTagger`). Outside any caller's budget, `tree()` and `tags()` never
+  raise; inside one that ends, `tree()` raises `BudgetExceeded` and `tags()` returns None.
+- A buffer whose path is a memory URI (`is_memory_path`: `untitled:`, `vscode-notebook-cell:` and
+  every other non-file scheme) exists only in memory: nothing reads or writes a file for it.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ import re
 import time
 from typing import Protocol
 
-from indexer import languages
+from indexer import languages, work_budget
 from indexer.incremental import IncrementalTagger
 from indexer.tags import FileTags
 
@@ -34,6 +43,8 @@ ENCODING_ERRORS = "surrogatepass"
 SLOW_PARSE_MS = 1.0  # an incremental reparse slower than this may be left off the request path
 MAX_UNPARSED_BYTES = 512  # a lagging tree may miss at most this many bytes of edited text
 SMALL_UNPARSED_BYTES = 64  # ... and may lag by this many however fast reparses are
+PARSE_BUDGET_MS = 150.0  # a buffer that takes longer to parse is `costly`
+TAG_BUDGET_MS = 50.0  # one tags update; one that analyses no chunk in this time makes the buffer costly
 
 
 # a URI scheme (RFC 3986) of two or more characters: "C:" and other drive letters are paths
@@ -87,7 +98,8 @@ class OpenDocument:
     """An open buffer of language `language` (None: text is tracked, nothing is parsed)."""
 
     __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_settled", "_tagger",
-                 "edits_since_parse", "parses", "tagged_source", "last_parse_ms", "_unparsed", "_row_anchor")
+                 "edits_since_parse", "parses", "tagged_source", "last_parse_ms", "_unparsed", "_row_anchor",
+                 "costly_length")
 
     def __init__(self, path: str, text: str, language: str | None) -> None:
         self.path = path
@@ -104,12 +116,29 @@ class OpenDocument:
         self.last_parse_ms = 0.0  # how long the last incremental reparse took
         self._unparsed: tuple[int, int] | None = None  # bytes edited since the last parse
         self._row_anchor = (0, 0)  # (offset, row) of a line start of `text`: rows count from there
+        self.costly_length: int | None = None  # len(text) when the buffer was found `costly`
 
     @property
     def source(self) -> bytes:
         if self._source is None:
             self._source = encode(self.text)
         return self._source
+
+    @property
+    def costly(self) -> bool:
+        """Whether this buffer is kept as text only, its parse or tags being over budget."""
+        return self.costly_length is not None
+
+    def _mark_costly(self) -> None:
+        self.costly_length = len(self.text)
+        self._tree = None  # what a tree and a tagger hold goes now
+        self._unparsed = None
+        self._tagger = IncrementalTagger(self.language) if self.language is not None else None
+        self.tagged_source = None
+
+    def _text_changed(self) -> None:
+        if self.costly_length is not None and 2 * len(self.text) < self.costly_length:
+            self.costly_length = None  # small enough to be tried again
 
     @property
     def dirty(self) -> bool:
@@ -148,6 +177,7 @@ class OpenDocument:
         self._source = None
         self._dirty = True
         self.edits_since_parse += 1
+        self._text_changed()
 
     def replace(self, text: str) -> None:
         """Replace the whole text (a full sync); the next parse starts from scratch."""
@@ -157,6 +187,7 @@ class OpenDocument:
         self._tree = None
         self._unparsed = None
         self._dirty = True
+        self._text_changed()
 
     @property
     def unparsed(self) -> tuple[int, int] | None:
@@ -174,14 +205,17 @@ class OpenDocument:
     def tree(self, allow_lag: bool = False) -> languages.Tree | None:
         """The current tree (reparsing incrementally if edits are pending); None if unparsed.
         With `allow_lag`, a slow-to-reparse tree may come back as edited only (`lagging`)."""
-        if self.language is None:
+        if self.language is None or self.costly:
             return None
         if allow_lag and self.lagging():
             return self._tree
         if self._dirty or self._tree is None:
             incremental = self._tree is not None
             started = time.perf_counter()
-            self._tree = languages.parse(self.language, self.source, self._tree)
+            tree = self._bounded(PARSE_BUDGET_MS, languages.parse, self.language, self.source, self._tree)
+            if tree is None:
+                return None
+            self._tree = tree
             self.last_parse_ms = (time.perf_counter() - started) * 1000 if incremental else 0.0
             self._unparsed = None
             self._dirty = False
@@ -201,9 +235,12 @@ class OpenDocument:
         """Parse afresh if the tree came from an incremental parse with syntax errors; returns
         whether it did. Afterwards the tree equals a full parse of the current text."""
         self.tree()
-        if self._settled or self.language is None:
+        if self._settled or self.language is None or self.costly:
             return False
-        self._tree = languages.parse(self.language, self.source)
+        tree = self._bounded(PARSE_BUDGET_MS, languages.parse, self.language, self.source)
+        if tree is None:
+            return False
+        self._tree = tree
         self._settled = True
         self.parses += 1
         return True
@@ -211,10 +248,33 @@ class OpenDocument:
     def tags(self) -> FileTags | None:
         """The current tags (equal to `extract_tags` of a full parse), re-analysing only the
         chunks that changed since the previous call; None if unparsed."""
-        tree = self.tree()
+        try:
+            tree = self.tree()
+        except work_budget.BudgetExceeded:
+            return None
         if tree is None or self._tagger is None:
             return None
         source = self.source
-        tags = self._tagger.tags(tree, source)
-        self.tagged_source = source
+        tagger = self._tagger
+        try:
+            tags = self._bounded(TAG_BUDGET_MS, tagger.tags, tree, source, progress=lambda: tagger.progressed)
+        except work_budget.BudgetExceeded:
+            return None
+        if tags is not None:
+            self.tagged_source = source
         return tags
+
+    def _bounded(self, ms: float, work, *args, progress=lambda: False):
+        """`work(*args)` within `ms` of this buffer's own budget. Past it: None, and the buffer is
+        `costly` unless `progress()` says the work got somewhere. Past the caller's budget:
+        `BudgetExceeded`, the buffer unchanged."""
+        outer = work_budget.current()
+        try:
+            with work_budget.limit(ms):
+                return work(*args)
+        except work_budget.BudgetExceeded:
+            if outer is not None and outer.expired():
+                raise
+            if not progress():
+                self._mark_costly()
+            return None

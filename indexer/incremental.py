@@ -12,6 +12,10 @@ then builds the file's tags from the chunk analyses, exactly as `extract_tags` d
 file, so both give equal `FileTags` for equal text.
 
 The cache keeps the analyses used by the last two assemblies (an edit and its undo both hit).
+A call abandoned for its work budget (`work_budget.BudgetExceeded`, raised on) keeps the chunk
+analyses it finished and the partition of the source it was given, so the next call on the same
+source resumes where it stopped; `progressed` says whether the last call got anywhere (partitioned
+a new source or analysed a chunk).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import xxhash
 
 from indexer import languages
+from indexer.work_budget import BudgetExceeded
 from indexer.tag_chunks import ChunkAnalysis, analyze_chunk, identifier_references
 from indexer.tags import FileTags, assemble
 
@@ -37,36 +42,53 @@ class IncrementalTagger:
         self._splits: dict[tuple, tuple[str, ...]] = {}
         self.last_misses = 0
         self.last_chunks = 0
+        self.last_analysed = 0
+        self.progressed = False
+        self._partition: tuple[bytes, list, list] | None = None  # (source, leaves, splits)
 
     def tags(self, tree: languages.Tree, source: bytes) -> FileTags:
-        leaves, splits = languages.partition(self.lang, tree, source, self.max_chunk_bytes)
+        self.progressed = False
+        if self._partition is not None and self._partition[0] is source:
+            _, leaves, splits = self._partition
+        else:
+            leaves, splits = languages.partition(self.lang, tree, source, self.max_chunk_bytes)
+            self._partition = (source, leaves, splits)
+            self.progressed = True
         used: dict[tuple, ChunkAnalysis] = {}
         parts: list[tuple[int, ChunkAnalysis]] = []
         keys: dict[int, tuple] = {}
         misses = 0
-        for start, end, context in leaves:
-            key = (xxhash.xxh3_64_intdigest(source[start:end]), end - start, context)
-            analysis = used.get(key) or self._current.get(key) or self._previous.get(key)
-            if analysis is None:
-                misses += 1
-                if start == 0 and end >= len(source):
-                    caps = languages.tag_captures(self.lang, tree)
-                else:
+        analysed: dict[tuple, ChunkAnalysis] = {}
+        self.last_analysed = 0
+        try:
+            for start, end, context in leaves:
+                key = (xxhash.xxh3_64_intdigest(source[start:end]), end - start, context)
+                analysis = used.get(key) or self._current.get(key) or self._previous.get(key)
+                if analysis is None:
+                    misses += 1
+                    if start == 0 and end >= len(source):
+                        caps = languages.tag_captures(self.lang, tree)
+                    else:
+                        caps = languages.tag_captures(self.lang, tree, (start, end))
+                    analysis = analysed[key] = analyze_chunk(caps, source, start, end)
+                used[key] = analysis
+                parts.append((start, analysis))
+                keys[start] = key
+            extra: dict[str, list[tuple[int, int]]] = {}
+            used_splits: dict[tuple, tuple[str, ...]] = {}
+            for start, end, signature in splits:
+                names = self._splits.get(signature)
+                if names is None:
                     caps = languages.tag_captures(self.lang, tree, (start, end))
-                analysis = analyze_chunk(caps, source, start, end)
-            used[key] = analysis
-            parts.append((start, analysis))
-            keys[start] = key
-        extra: dict[str, list[tuple[int, int]]] = {}
-        used_splits: dict[tuple, tuple[str, ...]] = {}
-        for start, end, signature in splits:
-            names = self._splits.get(signature)
-            if names is None:
-                caps = languages.tag_captures(self.lang, tree, (start, end))
-                names = tuple(sorted(name for name, spans in caps.items() if (start, end) in spans))
-            used_splits[signature] = names
-            for name in names:
-                extra.setdefault(name, []).append((start, end))
+                    names = tuple(sorted(name for name, spans in caps.items() if (start, end) in spans))
+                used_splits[signature] = names
+                for name in names:
+                    extra.setdefault(name, []).append((start, end))
+        except BudgetExceeded:
+            self._current = {**self._current, **analysed}  # the next call resumes from here
+            self.last_analysed = len(analysed)
+            self.progressed = self.progressed or bool(analysed)
+            raise
         identifiers: dict[tuple, list] = {}
 
         def identifier_refs(offset: int, analysis: ChunkAnalysis, names: tuple[bytes, ...]) -> list:
@@ -83,5 +105,7 @@ class IncrementalTagger:
         self._previous, self._current = self._current, used
         self._identifiers = identifiers
         self._splits = used_splits
-        self.last_misses, self.last_chunks = misses, len(leaves)
+        self.last_misses, self.last_chunks, self.last_analysed = misses, len(leaves), len(analysed)
+        self.progressed = True
+        self._partition = None  # the next call has another source
         return result

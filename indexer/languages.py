@@ -14,16 +14,15 @@ Invariants:
 from __future__ import annotations
 
 import importlib
-import re
 import threading
-from functools import lru_cache
+from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
 
 import tree_sitter as ts
 import xxhash
 
 from indexer import work_budget
+from indexer.query_dependencies import QueryDependencies, query_dependencies
 
 Tree = ts.Tree
 Node = ts.Node
@@ -66,6 +65,16 @@ _LANGUAGE_IDS: dict[str, str] = {
     "go": "go", "rust": "rust", "java": "java", "c": "c", "cpp": "cpp",
 }
 
+# file extension -> LSP languageId, for files an editor did not name (the CLI, benchmarks); it
+# lists languages the index does not parse too: their completions use the windows alone
+_LSP_IDS_BY_EXTENSION: dict[str, str] = {
+    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".jsx": "javascriptreact", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
+    ".tsx": "typescriptreact", ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".cs": "csharp",
+    ".rb": "ruby", ".lua": "lua", ".sh": "shellscript",
+}
+
 # tsx shares the TypeScript query: the TSX grammar is TypeScript plus JSX.
 _QUERY_FILE: dict[str, str] = {name: name for name in LANGUAGES} | {"tsx": "typescript"}
 QUERY_DIR = Path(__file__).with_name("queries")
@@ -77,17 +86,63 @@ def language_for_path(path: str) -> str | None:
     return _EXTENSIONS.get(suffix)
 
 
+def lsp_language_id(path: str) -> str:
+    """The LSP languageId an editor would give the file at `path` ("" if unknown)."""
+    return _LSP_IDS_BY_EXTENSION.get(Path(path).suffix.lower(), "")
+
+
 def language_for_id(language_id: str, path: str = "") -> str | None:
     """The language for an LSP `languageId`, falling back to the file extension."""
     return _LANGUAGE_IDS.get(language_id) or language_for_path(path)
 
 
-@lru_cache(maxsize=None)
+class Grammar:
+    """One language of the registry: its tree-sitter grammar and tags query, loaded on first use
+    and kept by this object (they are constants of the installed grammar packages)."""
+
+    def __init__(self, name: str, module: str, function: str, query_file: str) -> None:
+        self.name = name
+        self.module = module
+        self.function = function
+        self.query_file = query_file
+        self._node_queries: dict[frozenset[str], ts.Query | None] = {}
+
+    @cached_property
+    def language(self) -> ts.Language:
+        module = importlib.import_module(self.module)
+        return ts.Language(getattr(module, self.function)())
+
+    @cached_property
+    def query_source(self) -> str:
+        return (QUERY_DIR / f"{self.query_file}-tags.scm").read_text(encoding="utf-8")
+
+    @cached_property
+    def tags_query(self) -> ts.Query:
+        return ts.Query(self.language, self.query_source)
+
+    def node_types_query(self, types: frozenset[str]) -> ts.Query | None:
+        """A query capturing the nodes of `types` that this grammar has (None: it has none);
+        callers pass a few constant type sets, so one query per set is kept."""
+        if types not in self._node_queries:
+            present = sorted(t for t in types if self.language.id_for_node_kind(t, True))
+            query = ts.Query(self.language, "[" + " ".join(f"({t})" for t in present) + "] @node") if present else None
+            self._node_queries[types] = query
+        return self._node_queries[types]
+
+    @cached_property
+    def dependencies(self) -> QueryDependencies:
+        return query_dependencies(self.query_source)
+
+
+# the registry: every language the index parses
+GRAMMARS: dict[str, Grammar] = {
+    name: Grammar(name, module, function, _QUERY_FILE[name]) for name, (module, function) in _GRAMMARS.items()
+}
+
+
 def get_language(lang: str) -> ts.Language:
     """The tree-sitter `Language` for a language name; raises KeyError for unknown names."""
-    module_name, func_name = _GRAMMARS[lang]
-    module = importlib.import_module(module_name)
-    return ts.Language(getattr(module, func_name)())
+    return GRAMMARS[lang].language
 
 
 _local = threading.local()
@@ -158,20 +213,11 @@ def has_error(tree: Tree) -> bool:
     return tree.root_node.has_error
 
 
-@lru_cache(maxsize=None)
-def _node_types_query(lang: str, types: frozenset[str]) -> ts.Query | None:
-    language = get_language(lang)
-    present = sorted(t for t in types if language.id_for_node_kind(t, True))
-    if not present:
-        return None
-    return ts.Query(language, "[" + " ".join(f"({t})" for t in present) + "] @node")
-
-
 def nodes_of_types(lang: str, node: Node, types: frozenset[str], byte_range: tuple[int, int]) -> list[Node]:
     """Named nodes under `node` whose type is one of `types` (those the grammar lacks are
     ignored) and that intersect `byte_range`, in document order (the query's own order is not
     quite that); one C-level traversal."""
-    query = _node_types_query(lang, types)
+    query = GRAMMARS[lang].node_types_query(types)
     if query is None:
         return []
     cursor = ts.QueryCursor(query)
@@ -180,26 +226,29 @@ def nodes_of_types(lang: str, node: Node, types: frozenset[str], byte_range: tup
     return sorted(found, key=lambda n: n.start_byte) if len(found) > 1 else found
 
 
+MAX_ERROR_CHILDREN = 4096  # a node with syntax errors and more children makes queries quadratic
+
+
 def _captures(cursor: ts.QueryCursor, node: Node) -> dict[str, list[Node]]:
-    """`cursor.captures(node)`, abandoned (`BudgetExceeded`) once the current work budget is spent."""
-    watch = work_budget.Watch()
-    if watch.callback is None:
-        return cursor.captures(node)
-    found = cursor.captures(node, progress_callback=watch.callback)
-    watch.raise_if_stopped()
-    return found
+    """`cursor.captures(node)`; under a work budget, `BudgetExceeded` at once when the budget is
+    spent or when `node` holds errors with more than `MAX_ERROR_CHILDREN` children (a query's time
+    grows with the square of their number there: 100,000 `(` take 30 s). Query progress callbacks
+    are not used: py-tree-sitter 0.26.1 crashes in them on queries with predicates."""
+    if work_budget.current() is not None:
+        work_budget.check()
+        if node.has_error and node.child_count > MAX_ERROR_CHILDREN:
+            raise work_budget.BudgetExceeded
+    return cursor.captures(node)
 
 
-@lru_cache(maxsize=None)
 def query_source(lang: str) -> str:
     """The text of the language's tags query, `queries/<lang>-tags.scm`."""
-    return (QUERY_DIR / f"{_QUERY_FILE[lang]}-tags.scm").read_text(encoding="utf-8")
+    return GRAMMARS[lang].query_source
 
 
-@lru_cache(maxsize=None)
 def tags_query(lang: str) -> ts.Query:
     """The compiled tags query for `lang`."""
-    return ts.Query(get_language(lang), query_source(lang))
+    return GRAMMARS[lang].tags_query
 
 
 def tag_captures(
@@ -227,91 +276,9 @@ _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01
 Chunk = tuple[int, int, tuple]
 
 
-class QueryDependencies(NamedTuple):
-    """What a tags query's captures can depend on (see `captured_types`)."""
-
-    types: frozenset[str]
-    wildcard_parents: frozenset[str]
-    sensitive: frozenset[str]
-    constrained: dict[str, frozenset[str]]  # captured type -> child fields its patterns constrain ("*": any)
-
-
-@lru_cache(maxsize=None)
 def captured_types(lang: str) -> QueryDependencies:
-    """What the tags query can depend on, read from its text:
-    - node types it can capture (a capture names the node pattern closed just before it);
-    - types of nodes whose children a wildcard `(_)` pattern can capture;
-    - sibling-sensitive types: node patterns constraining two or more children (fields, child
-      patterns, negated fields, anchors), so a capture under one child can depend on another;
-    - for each captured type, the child fields that the patterns capturing it constrain ("*" for
-      a child pattern without a field, or an anchor): only those children's shapes decide
-      whether such a pattern matches."""
-    tokens = re.findall(r'"(?:\\.|[^"\\])*"|;[^\n]*|[()\[\]]|@[\w.]+|[\w_]+:|[#\w_.?!-]+', query_source(lang))
-    types: set[str] = set()
-    wildcard_parents: set[str] = set()
-    sensitive: set[str] = set()
-    constrained: dict[str, set[str]] = {}
-    # [type or None, child constraints, is_alternation, fields constrained, pending field, closed members...]
-    stack: list[list] = []
-    last: list[tuple[str, str | None, frozenset[str]]] = []  # what a following capture would capture
-
-    def parent_type() -> str | None:
-        return next((entry[0] for entry in reversed(stack) if entry[0] and not entry[2]), None)
-
-    def count_child(field: str | None = None) -> None:
-        for entry in reversed(stack):  # the node pattern the child belongs to (alternations pass through)
-            if not entry[2]:
-                entry[1] += 1
-                entry[3].add(field or entry[4] or "*")
-                entry[4] = None
-                return
-
-    expect_type = False
-    for tok in tokens:
-        if tok.startswith((";", '"')):
-            last = []
-            continue
-        if expect_type:
-            expect_type = False
-            if tok not in ("(", ")", "[", "]") and not tok.startswith(("@", "#")) and not tok.endswith(":"):
-                stack[-1][0] = tok
-                continue
-        if tok == "(":
-            count_child()
-            stack.append([None, 0, False, set(), None])
-            expect_type = True
-        elif tok == "[":
-            count_child()
-            stack.append([None, 0, True, set(), None])
-        elif tok == ")":
-            closed, constraints, _, fields, _ = (stack.pop() if stack else [None, 0, False, set(), None])[:5]
-            if closed and constraints >= 2:
-                sensitive.add(closed)
-            last = [(closed, parent_type(), frozenset(fields))] if closed else []
-            if closed and stack and stack[-1][2]:
-                stack[-1].append((closed, frozenset(fields)))
-        elif tok == "]":
-            entry = stack.pop() if stack else [None, 0, True, set(), None]
-            parent = parent_type()
-            last = [(t, parent, fields) for t, fields in entry[5:]]
-        elif tok.startswith("@"):
-            for node_type, parent, fields in last:
-                if node_type == "_":
-                    if parent:
-                        wildcard_parents.add(parent)
-                else:
-                    types.add(node_type)
-                    constrained.setdefault(node_type, set()).update(fields)
-        else:
-            if tok.endswith(":") and stack:
-                stack[-1][4] = tok[:-1]  # the field of the child pattern that follows
-            elif tok == ".":
-                count_child("*")
-            elif tok.startswith("!"):
-                count_child(tok[1:])
-            last = []
-    return QueryDependencies(frozenset(types), frozenset(wildcard_parents), frozenset(sensitive),
-                             {t: frozenset(f) for t, f in constrained.items()})
+    """What the tags query of `lang` can depend on (`query_dependencies.query_dependencies`)."""
+    return GRAMMARS[lang].dependencies
 
 
 SPLIT_SHAPE_DEPTH = 2  # levels of a split child's shape in its parent's signature (patterns nest ~3 deep)
@@ -369,7 +336,10 @@ def partition(lang: str, tree: Tree, source: bytes, max_bytes: int) -> tuple[lis
         pos = lo
         signature: list[tuple] = []
         node_signature: list[tuple] = []
-        work_budget.check()
+        # linear in the tree's size, so not cut by the budget (the chunks' queries are); a node
+        # whose queries would take quadratic time ends it, under a budget
+        if node.has_error and node.child_count > MAX_ERROR_CHILDREN and work_budget.current() is not None:
+            raise work_budget.BudgetExceeded  # its queries would take quadratic time: see `_captures`
         children = node.children
         fields = _field_names(node, len(children))
         if node.type in sensitive:  # leaves below depend on the shape of all the children

@@ -81,3 +81,8 @@ class Watch:
     def raise_if_stopped(self) -> None:
         if self.stopped:
             raise BudgetExceeded
+
+
+def current() -> Budget | None:
+    """The budget the running code is under (None: unbounded)."""
+    return _current.get()
