@@ -26,7 +26,6 @@ from __future__ import annotations
 import posixpath
 from collections import defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from indexer.tags import Import
 
@@ -125,11 +124,22 @@ def _nearest(candidates: set[str] | None, path: str) -> list[str]:
     return sorted(candidates, key=lambda c: (-shared_path_length(c, path), c))
 
 
-@lru_cache(maxsize=1 << 16)
 def shared_path_length(a: str, b: str) -> int:
-    """Length of the longest common path of `a` and `b` ('/'-separated): how near two files sit.
-    Memoised: lookups sort the same pairs at every keystroke, and `commonpath` is slow."""
-    return len(posixpath.commonpath([a, b]))
+    """Length of the longest common path of `a` and `b` ('/'-separated), as
+    `len(posixpath.commonpath([a, b]))` for two absolute paths (0 when only one is absolute):
+    how near two files sit."""
+    if a[:1] != b[:1] and "/" in (a[:1], b[:1]):
+        return 0
+    common = 0
+    for x, y in zip(a.split("/"), b.split("/")):
+        if x != y:
+            break
+        common += 1
+    if common == 0:
+        return 0
+    if common == 1 and a[:1] == "/":
+        return 1
+    return len("/".join(a.split("/", common)[:common]))
 
 
 def _python(index: ModuleIndex, path: str, imp: Import) -> list[str]:

@@ -19,7 +19,6 @@ import os
 import posixpath
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Protocol
 
 from indexer.documents import is_memory_path
@@ -103,18 +102,10 @@ class ScanReport:
 
 
 def normalize_path(path: str) -> str:
-    """Absolute, normalised, '/'-separated form of `path`. Absolute paths (what editors send)
-    are memoised: the server normalises the same few at every keystroke. A memory document's
+    """Absolute, normalised, '/'-separated form of `path`. A memory document's
     URI (`indexer.documents.is_memory_path`) is its own normal form."""
     if is_memory_path(path):
         return path
-    if os.path.isabs(path):
-        return _normalize_absolute(path)
-    return os.path.abspath(path).replace(os.sep, "/")
-
-
-@lru_cache(maxsize=4096)
-def _normalize_absolute(path: str) -> str:
     return os.path.abspath(path).replace(os.sep, "/")
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from indexer import languages
 from inference.api import PRIORITY_BACKGROUND, PRIORITY_INTERACTIVE, CompletionRequest, CompletionResult
 from inference.router import Router
 from pruning.content_memo import ContentMemo
@@ -22,17 +23,9 @@ from .config import Settings
 from .privacy import Privacy
 from .prompt_request import request_from_parts
 
-LANGUAGE_IDS = {
-    ".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".jsx": "javascriptreact", ".ts": "typescript", ".mts": "typescript", ".cts": "typescript",
-    ".tsx": "typescriptreact", ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".cs": "csharp",
-    ".rb": "ruby", ".lua": "lua", ".sh": "shellscript",
-}
-
-
 def language_id_for(path: str) -> str:
-    return LANGUAGE_IDS.get(Path(path).suffix.lower(), "")
+    """The LSP languageId of a file an editor did not name (`indexer.languages` keeps the table)."""
+    return languages.lsp_language_id(path)
 
 
 class CompletionPipeline:

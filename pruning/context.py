@@ -24,12 +24,13 @@ from indexer import IndexSnapshot, languages
 from indexer.paths import workspace_id
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
-from .candidates import Piece, ladder_pieces, local_definitions, prepare_file_uses, reference_pieces, warm_references
+from .candidates import Piece, local_definitions, prepare_file_uses, reference_pieces, warm_references
 from .content_memo import ContentMemo
 from .index_lookup import IndexLookup
+from .ladder import ladder_pieces
 from .packing import drop_repeated_headers, headers, layout, layout_key, pack
+from .names_near import names_near_cursor
 from .prompt import PromptParts
-from .references import names_near_cursor
 from .scopes import scope_chain
 from .semantic_key import semantic_key
 from .syntax import syntax_for

@@ -347,7 +347,7 @@ def test_a_lagging_tree_still_sees_the_names_typed_since_its_last_parse(tmp_path
 
 
 def test_names_on_unparsed_lines_are_classified_from_the_text():
-    from pruning.references import _text_uses
+    from pruning.names_near import _text_uses
 
     source = b"    total = self.client.send(request) + len(items)\n"
     uses = {use.name: use for _, _, use in _text_uses(source, (0, len(source)), (0, len(source)), 0,

@@ -1,23 +1,21 @@
-"""Declared types read piece by piece (a function's header parts and each statement of its body,
-memoised by text) are those a reading of the whole function gives, in every fixture language."""
+"""Declared and constructed types of local names (pruning.local_types), per language."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 
 from indexer import languages
-from pruning import references
+from pruning import local_types
 from pruning.syntax import syntax_for
 
-FIXTURES = Path(__file__).resolve().parents[1] / "indexer" / "fixtures"
-SAMPLES = sorted(p for p in FIXTURES.rglob("*") if p.is_file() and languages.language_for_path(str(p)))
-EXTRA = {  # declarations the fixtures lack: typed parameters, constructed values, Go short declarations
-    "extra.py": "class Repo:\n    def __init__(self, db: Db, n: int = 1):\n        self.cache = Cache()\n"
-                "        x: Store = make()\n        for i in range(3):\n            y = Thing(i)\n",
-    "extra.go": "package p\n\nfunc (s *Server) Run(ctx Context) {\n\tc := Client{}\n\tif ok {\n\t\td := New()\n\t}\n}\n",
-    "extra.ts": "class K {\n  constructor(private repo: Repo, n = new Cache()) {\n    const s: Store = make();\n  }\n}\n",
+CASES = {  # typed parameters, annotated and constructed values, Go short declarations, TS constructors
+    "extra.py": ("class Repo:\n    def __init__(self, db: Db, n: int = 1):\n        self.cache = Cache()\n"
+                 "        x: Store = make()\n        for i in range(3):\n            y = Thing(i)\n",
+                 {"db": ("Db",), "n": ("int",), "cache": ("Cache",), "x": ("Store",), "y": ("Thing",)}),
+    "extra.go": ("package p\n\nfunc (s *Server) Run(ctx Context) {\n\tc := Client{}\n\tif ok {\n\t\td := New()\n\t}\n}\n",
+                 {"ctx": ("Context",), "c": ("Client",)}),
+    "extra.ts": ("class K {\n  constructor(private repo: Repo, n = new Cache()) {\n    const s: Store = make();\n  }\n}\n",
+                 {"repo": ("Repo",), "s": ("Store",)}),
 }
 
 
@@ -30,25 +28,23 @@ def _functions(root, syntax):
         stack.extend(node.named_children)
 
 
-def _cases():
-    for path in SAMPLES:
-        yield path.name, path.read_bytes()
-    for name, text in EXTRA.items():
-        yield name, text.encode()
-
-
-@pytest.mark.parametrize("name, source", list(_cases()), ids=[name for name, _ in _cases()])
-def test_piecewise_declarations_equal_whole_function_ones(name, source):
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_declarations_of_a_function_give_each_local_name_its_types(name):
+    text, expected = CASES[name]
     language = languages.language_for_path(name)
-    syntax = syntax_for(language)
+    source = text.encode()
     tree = languages.parse(language, source)
-    found = 0
-    for function in _functions(tree.root_node, syntax):
-        piecewise: dict[str, tuple[str, ...]] = {}
-        references._add_declarations(function, source, language, piecewise)
-        whole: dict[str, tuple[str, ...]] = {}
-        for declared, names in references._declarations(function, source, language):
-            whole.setdefault(declared, names)
-        assert piecewise == whole
-        found += len(whole)
-    assert found or name not in EXTRA  # the extra cases do exercise typed declarations
+    found: dict[str, tuple[str, ...]] = {}
+    for function in _functions(tree.root_node, syntax_for(language)):
+        local_types._add_declarations(function, source, language, found)
+    for local, types in expected.items():
+        assert found.get(local) == types, (local, found)
+
+
+def test_an_earlier_declaration_of_a_name_wins():
+    source = b"def f(a: First):\n    a = Second()\n"
+    tree = languages.parse("python", source)
+    function = next(_functions(tree.root_node, syntax_for("python")))
+    found: dict[str, tuple[str, ...]] = {}
+    local_types._add_declarations(function, source, "python", found)
+    assert found["a"] == ("First",)
