@@ -149,7 +149,7 @@ async def run(args) -> dict:
     return {
         "benchmark": "quality",
         "command": "python benchmarks/quality_bench.py " + " ".join(shlex.quote(a) for a in args.argv),
-        "backend": asdict(backend_spec(args)),
+        "backend": {k: v for k, v in asdict(backend_spec(args)).items() if k != "api_key"},  # never a key
         "model": args.model or "(default)",
         "model_manifest": _manifest(args),
         "budget_tokens": settings.context.budget_tokens,
