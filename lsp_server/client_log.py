@@ -7,6 +7,8 @@ Invariants:
   there were. At most `max_sites` call sites are remembered (least recently sent forgotten first).
 - Messages are sent on the event loop's thread whatever thread logged them, and a record logged
   while one is being sent is not sent (no feedback loop through the transport's own logging).
+- pygls's own records (about the transport itself: a failed write, a closed stream) are never
+  sent through that transport, and nothing is sent once `close()` ran (the server shut down).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .privacy.log_filter import RedactingFilter
 
 INTERVAL_S = 30.0
 MAX_SITES = 512
+NOT_FORWARDED = ("pygls",)  # loggers (and their children) whose records stay on stderr
 FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
@@ -40,9 +43,16 @@ class ClientLogHandler(logging.Handler):
         self._sent: OrderedDict[tuple, float] = OrderedDict()
         self._held: dict[tuple, int] = {}
         self._sending = threading.local()
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        super().close()
 
     def emit(self, record: logging.LogRecord) -> None:
-        if getattr(self._sending, "active", False):
+        if self.closed or getattr(self._sending, "active", False):
+            return
+        if any(record.name == name or record.name.startswith(name + ".") for name in NOT_FORWARDED):
             return
         site = (record.name, record.pathname, record.lineno)
         now = self.clock()
@@ -72,6 +82,8 @@ class ClientLogHandler(logging.Handler):
         self._deliver(kind, message)
 
     def _deliver(self, kind: int, message: str) -> None:
+        if self.closed:
+            return
         self._sending.active = True
         try:
             self.send(kind, message)

@@ -100,3 +100,13 @@ def forward_to_client(send: Callable[[int, str], None]) -> logging.Handler:
                                redactor=config.filter if config is not None else None)
     root.addHandler(handler)
     return handler
+
+
+def stop_forwarding() -> None:
+    """Stop sending log records to the client (at shutdown: the transport is about to close)."""
+    from .client_log import ClientLogHandler
+
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if isinstance(h, ClientLogHandler)]:
+        root.removeHandler(handler)
+        handler.close()

@@ -83,3 +83,15 @@ async def test_records_from_other_threads_are_sent_on_the_loop():
         assert sent and threads == [threading.get_ident()]
     finally:
         log.removeHandler(handler)
+
+
+def test_pygls_records_and_records_after_close_are_not_sent():
+    clock, sent = Clock(), []
+    handler = ClientLogHandler(lambda kind, message: sent.append(message), clock=clock)
+    record = logging.LogRecord("pygls.protocol.json_rpc", logging.ERROR, __file__, 1, "Error sending data", None, None)
+    handler.handle(record)
+    assert sent == []
+    handler.handle(logging.LogRecord("arbor.x", logging.ERROR, __file__, 2, "sent", None, None))
+    handler.close()
+    handler.handle(logging.LogRecord("arbor.x", logging.ERROR, __file__, 3, "after close", None, None))
+    assert len(sent) == 1 and "sent" in sent[0]
