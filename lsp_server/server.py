@@ -237,6 +237,7 @@ def create_server() -> ArborServer:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(ls: ArborServer, *_: Any) -> None:
+        log_config.stop_forwarding()  # the transport closes next: log lines stay on stderr
         ls.inflight.cancel_all()
         ls.anticipation.close()
         if ls._pipeline is not None:
