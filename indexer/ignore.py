@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 
 def _translate(pattern: str) -> str:
@@ -65,7 +64,6 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=512)
 def compile_glob(pattern: str) -> re.Pattern[str]:
     """A compiled matcher for one glob (a leading '/' or './' is ignored)."""
     pattern = pattern.strip()
@@ -74,9 +72,23 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile(_translate(pattern.lstrip("/")) + r"\Z", re.DOTALL)
 
 
+class GlobSet:
+    """Globs compiled once (by their owner, e.g. `ScanOptions`): `match(rel_path)` tells whether
+    the root-relative path matches one of them."""
+
+    __slots__ = ("globs", "_patterns")
+
+    def __init__(self, globs: tuple[str, ...]) -> None:
+        self.globs = globs
+        self._patterns = tuple(compile_glob(g) for g in globs)
+
+    def match(self, rel_path: str) -> bool:
+        return any(p.match(rel_path) for p in self._patterns)
+
+
 def matches_any(globs: tuple[str, ...], rel_path: str) -> bool:
-    """Whether the root-relative `rel_path` matches one of `globs`."""
-    return any(compile_glob(g).match(rel_path) for g in globs)
+    """Whether the root-relative `rel_path` matches one of `globs` (compiled for this call)."""
+    return GlobSet(globs).match(rel_path)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from indexer.documents import is_memory_path
-from indexer.ignore import IgnoreRule, gitignore_verdict, matches_any, parse_gitignore
+from indexer.ignore import GlobSet, IgnoreRule, gitignore_verdict, parse_gitignore
 from indexer.languages import language_for_path
 
 log = logging.getLogger("arbor.indexer")
@@ -45,8 +45,12 @@ class ScanOptions:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     max_file_bytes: int = MAX_FILE_BYTES
     workers: int = 0
+    included: GlobSet = field(init=False, repr=False, compare=False)  # `include`, compiled
+    excluded: GlobSet = field(init=False, repr=False, compare=False)  # `exclude`, compiled
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "included", GlobSet(self.include))
+        object.__setattr__(self, "excluded", GlobSet(self.exclude))
         if self.max_file_bytes <= 0:
             raise ValueError("max_file_bytes must be positive")
         if self.workers < 0:
@@ -149,13 +153,13 @@ def is_candidate(root: str, path: str, options: ScanOptions, gitignores: Gitigno
     rel = posixpath.relpath(path, root)
     if rel.startswith("../") or rel == "..":
         return False
-    if not matches_any(options.include, rel) or matches_any(options.exclude, rel):
+    if not options.included.match(rel) or options.excluded.match(rel):
         return False
     gitignores = gitignores or GitignoreCache()
     parts = rel.split("/")
     for i in range(1, len(parts)):
         directory = posixpath.join(root, *parts[:i])
-        if matches_any(options.exclude, "/".join(parts[:i]) + "/") or gitignores.ignored(root, directory, True):
+        if options.excluded.match("/".join(parts[:i]) + "/") or gitignores.ignored(root, directory, True):
             return False
     return not gitignores.ignored(root, path, False)
 
@@ -183,14 +187,14 @@ def iter_candidates(root: str, options: ScanOptions) -> Iterator[tuple[str, str]
             except OSError:
                 continue
             if is_dir:
-                if matches_any(options.exclude, rel + "/") or gitignores.ignored(root, path, True):
+                if options.excluded.match(rel + "/") or gitignores.ignored(root, path, True):
                     continue
                 subdirs.append(path)
             elif is_file:
                 lang = language_for_path(entry.name)
                 if lang is None:
                     continue
-                if not matches_any(options.include, rel) or matches_any(options.exclude, rel):
+                if not options.included.match(rel) or options.excluded.match(rel):
                     continue
                 if gitignores.ignored(root, path, False):
                     continue
