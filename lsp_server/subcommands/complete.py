@@ -62,7 +62,8 @@ async def _then_type(pipeline, target, chars: str) -> list:
     out = []
     for char in chars:
         text = text[:offset] + char + text[offset:]
-        pipeline.index.did_change(path, [TextEdit(offset, offset, char)], text)
+        # through the redacting listener make_pipeline opened the file with, as the server does
+        (pipeline.privacy.views or pipeline.index).did_change(path, [TextEdit(offset, offset, char)], text)
         pipeline.index.flush(path)
         offset += 1
         out.append((chars[: len(out) + 1], await pipeline.complete(path, text, offset)))
