@@ -368,8 +368,11 @@ class SymbolGraph:
         cached = self._out_edges.get(path)
         if cached is not None:
             return cached
+        entry = self._entries.get(path)
+        if entry is None:  # not indexed (yet): an open buffer over its budget, a memory document
+            return {}
         edges: dict[str, float] = defaultdict(float)
-        own = set(self._entries[path].names)
+        own = set(entry.names)
         for name, count in self._ref_counts.get(path, {}).items():
             if name in own:
                 continue

@@ -131,6 +131,12 @@ class WorkspaceIndex(DiskSide):
     def is_open(self, path: str) -> bool:
         return normalize_path(path) in self._docs
 
+    def text_only(self, path: str) -> bool:
+        """Whether open buffer `path` is kept as text only: no language the index parses, over
+        `max_file_bytes`, or `costly` (see `indexer.documents`)."""
+        doc = self._docs.get(normalize_path(path))
+        return doc is not None and (doc.language is None or doc.costly)
+
     # ---- flushing and access
 
     @property

@@ -60,12 +60,16 @@ class ContextSettings:
     suffix_share: float = 0.15
     # the budget shrinks to what the backend prefills in this time at its measured speed (0: off)
     max_prompt_ms: int = 3000
+    # tree-sitter work (parse, queries) for one context; past it the context is the text windows only
+    syntax_budget_ms: int = 50
 
     def __post_init__(self) -> None:
         if self.budget_tokens < 64:
             raise ValueError("must be at least 64")
         if self.max_prompt_ms < 0:
             raise ValueError("maxPromptMs must not be negative")
+        if self.syntax_budget_ms < 1:
+            raise ValueError("syntaxBudgetMs must be at least 1")
         if not (0 < self.prefix_share < 1 and 0 <= self.suffix_share < 1):
             raise ValueError("shares must lie between 0 and 1")
         if self.prefix_share + self.suffix_share > 1:

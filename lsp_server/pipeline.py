@@ -6,12 +6,13 @@ prints is exactly what an editor would get. Latency is reported per stage in mil
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from indexer import languages
+from indexer import languages, work_budget
 from inference.api import PRIORITY_BACKGROUND, PRIORITY_INTERACTIVE, CompletionRequest, CompletionResult
 from inference.router import Router
 from pruning.content_memo import ContentMemo
@@ -22,6 +23,8 @@ from pruning.prompt import PromptParts
 from .config import Settings
 from .privacy import Privacy
 from .prompt_request import request_from_parts
+
+log = logging.getLogger(__name__)
 
 def language_id_for(path: str) -> str:
     """The LSP languageId of a file an editor did not name (`indexer.languages` keeps the table)."""
@@ -67,13 +70,26 @@ class CompletionPipeline:
                       budget_tokens: int | None = None) -> PromptParts:
         cfg = self.settings.context
         text = self.privacy.redact_text(text, path)  # same length: `offset` stays valid
-        parts = build_context(
-            path, text, offset, language=language or language_id_for(path),
-            budget_tokens=budget_tokens or self.budget_tokens,
-            prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
-            workspace_root=self.workspace_root, memo=self.memo,
-        )
-        return parts
+
+        def context(syntax_aware: bool) -> PromptParts:
+            return build_context(
+                path, text, offset, language=language or language_id_for(path),
+                budget_tokens=budget_tokens or self.budget_tokens,
+                prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
+                workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware,
+            )
+
+        # the tree-sitter work of one context is bounded: a buffer the index keeps as text only,
+        # or one whose parse and queries run past `context.syntaxBudgetMs`, gets the windows alone
+        text_only = getattr(self.index, "text_only", None)
+        if text_only is not None and text_only(path):
+            return context(False)
+        try:
+            with work_budget.limit(cfg.syntax_budget_ms):
+                return context(True)
+        except work_budget.BudgetExceeded:
+            log.info("context for %s: past its %d ms syntax budget, text windows only", path, cfg.syntax_budget_ms)
+            return context(False)
 
     def wants_multiline(self, parts: PromptParts) -> bool:
         mode = self.settings.completion.multiline

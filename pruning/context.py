@@ -58,7 +58,8 @@ class ContextIndex(Protocol):
 def build_context(path: str, text: str, offset: int, *, language: str = "", budget_tokens: int = 1024,
                   prefix_share: float = 0.45, suffix_share: float = 0.15, index: ContextIndex | None = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
-                  workspace_root: str | None = None, memo: ContentMemo | None = None) -> PromptParts:
+                  workspace_root: str | None = None, memo: ContentMemo | None = None,
+                  syntax_aware: bool = True) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
     `index` is the workspace index (or None: windows and this file's own ladder only): the
@@ -82,7 +83,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     root_path = workspace_root if workspace_root is not None else getattr(index, "root", None)
 
-    syntax = syntax_for(language) or syntax_for(languages.language_for_path(path) or "")
+    # `syntax_aware=False`: the windows alone, no tree (a buffer too large or too costly to parse)
+    syntax = (syntax_for(language) or syntax_for(languages.language_for_path(path) or "")) if syntax_aware else None
     pieces: list[Piece] = []
     scope_tokens: bytes = b""
     lookup: IndexLookup | None = None

@@ -35,7 +35,7 @@ ENUMS = {"completion.multiline": list(MULTILINE_MODES), "logLevel": ["debug", "i
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "completion.maxTokens": (1, None), "completion.maxLines": (1, None),
     "context.budgetTokens": (64, None), "context.prefixShare": (0, 1), "context.suffixShare": (0, 1),
-    "context.maxPromptMs": (0, None),
+    "context.maxPromptMs": (0, None), "context.syntaxBudgetMs": (1, None),
     "index.maxFileBytes": (1, None), "index.workers": (0, None),
     "cache.typingEntries": (1, None), "cache.memoryEntries": (1, None), "cache.semanticEntries": (1, None),
     "cache.diskSizeMB": (1, None), "cache.diskTimeoutMs": (1, None), "cache.ttlS": (1, None),
