@@ -63,12 +63,15 @@ class ArborServer(FastStdioMixin, LanguageServer):
         for problem in problems:
             self.show_message(f"arbor-ls setting {problem}", types.MessageType.Warning)
         old, old_task = self._pipeline, self._pipeline_task
+        privacy_before = self.privacy.settings
         self.settings = settings
         self.privacy.apply(settings.privacy, api_keys_of(settings.backends))
         log_config.follow_settings(settings.log_level, self.privacy.known_secrets)
         self._refresh_cache()
         if getattr(self, "indexing", None) is not None:
             self.indexing.settings_changed()
+            if settings.privacy != privacy_before and self.indexing.started and settings.index.enabled:
+                asyncio.ensure_future(self.indexing.scan())  # newly denied files leave the index
         self._pipeline, self._pipeline_task = None, None
         if old is not None:
             asyncio.ensure_future(old.aclose())
