@@ -268,3 +268,26 @@ async def test_warnings_reach_the_client_log_scrubbed_and_rate_limited(tmp_path)
     await lsp.stop()
     assert len(messages) == 1, messages
     assert key not in messages[0] and "ghp_planted" not in messages[0] and "not open: file://" in messages[0]
+
+
+async def test_denying_a_file_later_takes_it_out_of_the_index(tmp_path):
+    root, _ = plant(tmp_path)
+    with FakeOpenAIServer("x = 1") as backend:
+        settings = backend_settings(backend.url)
+        settings["index"] = {"workers": 1}
+        lsp = await start_client("vscode", settings, root)
+        await wait_for_index(lsp, 3)
+        settings["privacy"] = {"denyFiles": [".env", "secrets.*", "config.py"]}
+        lsp.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"arbor": settings}))
+        for _ in range(100):
+            stats = await request(lsp, "arbor/stats")
+            if stats["index"]["files"] == 2:
+                break
+            await asyncio.sleep(0.1)
+        open_doc(lsp, root / "main.py", MAIN)
+        await inline_at(lsp, (root / "main.py").as_uri(), end_of(MAIN))
+        await lsp.shutdown_session()
+        await lsp.stop()
+    assert stats["index"]["files"] == 2, stats["index"]
+    prompt = backend.requests[-1]["prompt"]
+    assert "def connect(url, key)" not in prompt and "DATABASE_URL" in prompt  # only main.py's own text
