@@ -81,7 +81,7 @@ class WorkspaceIndex(DiskSide):
         self.last_flush = FlushStats()
         self.last_scan: ScanReport | None = None
         self.flush_ms_total = 0.0
-        self.pending_lag_s = 0.0  # see `graph_for`
+        self.pending_lag_s = 0.0  # see `snapshot_for`
         self.flushes = 0
         self.source_guard: SourceGuard | None = None  # what may be read from disk (the server's privacy)
 
@@ -230,11 +230,6 @@ class WorkspaceIndex(DiskSide):
         scheduler does). An entry's `source` is the text it was made from."""
         self._flush_for(normalize_path(path), self.pending_lag_s if max_lag_s is None else max_lag_s)
         return self.published
-
-    def graph_for(self, path: str, max_lag_s: float | None = None) -> SymbolGraph:
-        """`snapshot_for`'s flushing, then the graph itself."""
-        self._flush_for(normalize_path(path), self.pending_lag_s if max_lag_s is None else max_lag_s)
-        return self._graph
 
     def _flush_for(self, path: str, max_lag_s: float) -> None:
         now = self.clock()
