@@ -175,7 +175,7 @@ def prepare_file_uses(lookup: IndexLookup) -> None:
     """Compute `file_uses`' ranking for the file's current entry (it is kept there), so the next
     completion in it finds it ready; meant to run right after the file was re-indexed."""
     tagged = lookup.tagged_source()
-    if lookup.available and tagged is not None:  # no text to read the offsets against: nothing to memoise
+    if lookup.available and tagged is not None:  # no text to read the offsets against: nothing to keep
         file_uses(lookup, tagged, lookup.module_aliases(), [])
 
 
