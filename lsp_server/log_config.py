@@ -5,6 +5,7 @@ Invariants:
   carries a secret, a configured API key or a URL's userinfo.
 - The level is `--log-level` when given on the command line, else the `logLevel` setting
   (`apply_setting`), else warning.
+- With the `logFile` setting, the same records also go to a file as JSON lines (`json_log.py`).
 - Once serving, warnings and errors also go to the client as `window/logMessage`, rate-limited
   per call site (`forward_to_client`, `client_log.py`).
 - httpx and httpcore log at warning and above only (their info lines name every URL requested);
@@ -37,6 +38,8 @@ class LogConfig:
         self.handler = logging.StreamHandler(sys.stderr)
         self.handler.setFormatter(logging.Formatter(FORMAT))
         self.handler.addFilter(self.filter)
+        self.file_handler: logging.Handler | None = None  # JSON lines (`logFile`), see json_log.py
+        self.log_file = ""
 
     def install(self) -> LogConfig:
         root = logging.getLogger()
@@ -61,6 +64,29 @@ class LogConfig:
         if not self.explicit:
             self.set_level(level)
 
+    def set_log_file(self, setting: str) -> str | None:
+        """Write JSON lines to the file `setting` names too ("" none, "auto" the user log
+        directory); returns why it cannot be opened, if so (stderr logging goes on)."""
+        from . import json_log
+
+        path = json_log.resolve_path(setting) if setting else ""
+        if path == self.log_file:
+            return None
+        root = logging.getLogger()
+        if self.file_handler is not None:
+            root.removeHandler(self.file_handler)
+            self.file_handler.close()
+            self.file_handler, self.log_file = None, ""
+        if not path:
+            return None
+        try:
+            self.file_handler = json_log.file_handler(path, self.filter)
+        except OSError as exc:
+            return f"logFile: cannot write {path}: {exc.strerror or exc}"
+        root.addHandler(self.file_handler)
+        self.log_file = path
+        return None
+
     def set_known_secrets(self, secrets: Iterable[str]) -> None:
         self.filter.known_secrets = frozenset(s for s in secrets if s and len(s) >= 4)
 
@@ -79,12 +105,15 @@ def current() -> LogConfig | None:
     return None
 
 
-def follow_settings(level: str, known_secrets: Iterable[str]) -> None:
-    """Apply the `logLevel` setting and the secrets to mask to the installed configuration, if any."""
+def follow_settings(level: str, known_secrets: Iterable[str], log_file: str = "") -> str | None:
+    """Apply the `logLevel` and `logFile` settings and the secrets to mask to the installed
+    configuration, if any; returns a problem with the log file, if there is one."""
     config = current()
-    if config is not None:
-        config.apply_setting(level)
-        config.set_known_secrets(known_secrets)
+    if config is None:
+        return None
+    config.apply_setting(level)
+    config.set_known_secrets(known_secrets)
+    return config.set_log_file(log_file)
 
 
 def forward_to_client(send: Callable[[int, str], None]) -> logging.Handler:

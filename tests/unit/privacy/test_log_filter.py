@@ -65,3 +65,17 @@ def test_httpx_and_pygls_stay_quiet_at_info(config):
     config.set_level("debug")
     logging.getLogger("pygls.protocol").debug("Sending data: {}")
     assert "Sending data" in output(config)
+
+
+def test_log_file_gets_json_lines_scrubbed(config, tmp_path):
+    import json
+
+    path = tmp_path / "logs" / "server.jsonl"
+    assert config.set_log_file(str(path)) is None
+    config.set_level("info")
+    logging.getLogger("arbor.test").warning("echoed %s", f"Bearer {KEY}")
+    config.set_log_file("")  # closes it
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [(r["level"], r["logger"]) for r in lines] == [("warning", "arbor.test")]
+    assert KEY not in lines[0]["message"] and lines[0]["message"].startswith("echoed Bearer ")
+    assert "cannot write" in config.set_log_file("/proc/no/such/dir/x.jsonl")
