@@ -109,6 +109,7 @@ class Settings:
     breaker: BreakerSettings = field(default_factory=BreakerSettings)
     privacy: PrivacySettings = field(default_factory=PrivacySettings)
     log_level: str = "warning"  # applies unless `--log-level` was given (lsp_server/log_config.py)
+    log_file: str = ""  # JSON lines as well: a path, "auto" (the user log directory) or "" (none)
 
 
 def camel(name: str) -> str:

@@ -66,7 +66,9 @@ class ArborServer(FastStdioMixin, LanguageServer):
         privacy_before = self.privacy.settings
         self.settings = settings
         self.privacy.apply(settings.privacy, api_keys_of(settings.backends))
-        log_config.follow_settings(settings.log_level, self.privacy.known_secrets)
+        log_problem = log_config.follow_settings(settings.log_level, self.privacy.known_secrets, settings.log_file)
+        if log_problem:
+            self.show_message(f"arbor-ls setting {log_problem}", types.MessageType.Warning)
         self._refresh_cache()
         if getattr(self, "indexing", None) is not None:
             self.indexing.settings_changed()
