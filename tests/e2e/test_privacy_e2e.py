@@ -127,6 +127,7 @@ async def test_planted_secrets_reach_no_request_reply_cache_index_or_log(tmp_pat
         settings = backend_settings(backend.url)
         settings["cache"] = {"diskDir": str(cache_dir)}
         settings["logLevel"] = "debug"
+        settings["logFile"] = str(tmp_path / "logs" / "server.jsonl")
         settings["index"] = {"workers": 1}
         lsp = await start_client("neovim", settings, root)
         await wait_for_index(lsp, 3)  # main, config, keys: not secrets.py, linked.py, passwd.py or .env
@@ -164,7 +165,9 @@ async def test_planted_secrets_reach_no_request_reply_cache_index_or_log(tmp_pat
 
     log = capfd.readouterr().err
     assert "Sending data" in log  # the logLevel setting took effect: pygls's lines show at debug only
-    stored = files_under(cache_dir, tmp_path / "ws-cache")
+    json_lines = [json.loads(line) for line in (tmp_path / "logs" / "server.jsonl").read_text().splitlines()]
+    assert any(line["level"] == "debug" for line in json_lines)
+    stored = files_under(cache_dir, tmp_path / "ws-cache", tmp_path / "logs")
     assert stored, "the completion cache and the index snapshot wrote nothing"
     surfaces = {"request bodies": bodies, "arbor/context": json.dumps(replies),
                 "arbor/stats": json.dumps(stats), "log": log}
