@@ -23,7 +23,8 @@ Invariants:
   runs past its own budget, or whose tags update makes no progress within it, is `costly`: it
   has no tree and no tags (text only, like an unsupported language) until its text shrinks to
   less than half the length it had then. A tags update that made progress keeps it (the next
-  update resumes: `IncrementalTagger`). Outside any caller's budget, `tree()` and `tags()` never
+  update resumes: `IncrementalTagger`). So is a buffer whose parse the callers' budgets end
+  `MAX_CUT_PARSES` times in a row (requests during fast typing, each too short for it). Outside any caller's budget, `tree()` and `tags()` never
   raise; inside one that ends, `tree()` raises `BudgetExceeded` and `tags()` returns None.
 - A buffer whose path is a memory URI (`is_memory_path`: `untitled:`, `vscode-notebook-cell:` and
   every other non-file scheme) exists only in memory: nothing reads or writes a file for it.
@@ -45,6 +46,7 @@ MAX_UNPARSED_BYTES = 512  # a lagging tree may miss at most this many bytes of e
 SMALL_UNPARSED_BYTES = 64  # ... and may lag by this many however fast reparses are
 PARSE_BUDGET_MS = 150.0  # a buffer that takes longer to parse is `costly`
 TAG_BUDGET_MS = 50.0  # one tags update; one that analyses no chunk in this time makes the buffer costly
+MAX_CUT_PARSES = 3  # a buffer whose parse callers' budgets end this many times in a row is costly too
 
 
 # a URI scheme (RFC 3986) of two or more characters: "C:" and other drive letters are paths
@@ -99,7 +101,7 @@ class OpenDocument:
 
     __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_settled", "_tagger",
                  "edits_since_parse", "parses", "tagged_source", "last_parse_ms", "_unparsed", "_row_anchor",
-                 "costly_length")
+                 "costly_length", "_cut_parses")
 
     def __init__(self, path: str, text: str, language: str | None) -> None:
         self.path = path
@@ -117,6 +119,7 @@ class OpenDocument:
         self._unparsed: tuple[int, int] | None = None  # bytes edited since the last parse
         self._row_anchor = (0, 0)  # (offset, row) of a line start of `text`: rows count from there
         self.costly_length: int | None = None  # len(text) when the buffer was found `costly`
+        self._cut_parses = 0  # parses in a row that callers' budgets ended (see `MAX_CUT_PARSES`)
 
     @property
     def source(self) -> bytes:
@@ -212,7 +215,14 @@ class OpenDocument:
         if self._dirty or self._tree is None:
             incremental = self._tree is not None
             started = time.perf_counter()
-            tree = self._bounded(PARSE_BUDGET_MS, languages.parse, self.language, self.source, self._tree)
+            try:
+                tree = self._bounded(PARSE_BUDGET_MS, languages.parse, self.language, self.source, self._tree)
+            except work_budget.BudgetExceeded:
+                self._cut_parses += 1
+                if self._cut_parses >= MAX_CUT_PARSES:
+                    self._mark_costly()
+                raise
+            self._cut_parses = 0
             if tree is None:
                 return None
             self._tree = tree

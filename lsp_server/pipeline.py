@@ -25,6 +25,7 @@ from .privacy import Privacy
 from .prompt_request import request_from_parts
 
 log = logging.getLogger(__name__)
+TEXT_ONLY_CHARS_PER_TOKEN = 4  # how far around the cursor a text-only context looks, per budget token
 
 def language_id_for(path: str) -> str:
     """The LSP languageId of a file an editor did not name (`indexer.languages` keeps the table)."""
@@ -71,10 +72,14 @@ class CompletionPipeline:
         cfg = self.settings.context
         text = self.privacy.redact_text(text, path)  # same length: `offset` stays valid
 
+        budget = budget_tokens or self.budget_tokens
+
         def context(syntax_aware: bool) -> PromptParts:
+            # the windows alone never hold more than the budget's worth of characters each side
+            near, at = (text, offset) if syntax_aware else _around(text, offset, budget * TEXT_ONLY_CHARS_PER_TOKEN)
             return build_context(
-                path, text, offset, language=language or language_id_for(path),
-                budget_tokens=budget_tokens or self.budget_tokens,
+                path, near, at, language=language or language_id_for(path),
+                budget_tokens=budget,
                 prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
                 workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware,
             )
@@ -150,6 +155,18 @@ class CompletionPipeline:
     async def aclose(self) -> None:
         if self._router is not None:
             await self._router.aclose()
+
+
+def _around(text: str, offset: int, reach: int) -> tuple[str, int]:
+    """The text within `reach` characters of `offset` (starting at a line start where one is in
+    reach), and `offset` in it."""
+    if len(text) <= 2 * reach:
+        return text, offset
+    start = max(0, offset - reach)
+    if start > 0:
+        line = text.find("\n", start, offset)
+        start = line + 1 if line >= 0 else start
+    return text[start:offset + reach], offset - start
 
 
 def _ms(since: float) -> float:

@@ -103,12 +103,24 @@ def _units(ch: str, encoding: str) -> int:
     return 1
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
+def _one_unit_each(text: str, start: int, end: int, encoding: str) -> bool:
+    """Whether every character of text[start:end] is one unit of `encoding` (checked in C: a
+    column is then a character count, however long the line)."""
+    if end - start < 64:
+        return False  # the loop is as cheap
+    part = text[start:end]
+    return part.isascii() or (encoding == "utf-16" and _ASTRAL.search(part) is None)
+
+
 def offset_at(text: str, line: int, character: int, encoding: str = "utf-16", *, strict: bool = False) -> int:
     """Code-point offset of (line, character). A column past the line's end is clamped to it,
     as the LSP specifies, unless `strict` (then PositionError)."""
     start = line_start(text, line)
     end = _line_end(text, start)
-    if encoding not in ("utf-8", "utf-16"):
+    if encoding not in ("utf-8", "utf-16") or _one_unit_each(text, start, end, encoding):
         if character > end - start and strict:
             raise PositionError(f"column {character} is past the end of line {line}")
         return min(start + character, end)
@@ -128,7 +140,7 @@ def position_at(text: str, offset: int, encoding: str = "utf-16") -> tuple[int, 
     if offset > 0 and text[offset - 1] == "\r" and text[offset:offset + 1] == "\n":
         line -= 1  # inside a "\r\n" pair: still on the line the "\r" ends
     start = line_start(text, line)
-    if encoding not in ("utf-8", "utf-16"):
+    if encoding not in ("utf-8", "utf-16") or _one_unit_each(text, start, offset, encoding):
         return line, offset - start
     return line, sum(_units(ch, encoding) for ch in text[start:offset])
 
