@@ -1,0 +1,89 @@
+"""The three contexts a masked line is completed under, all at the same token budget.
+
+- "infile": the server's pipeline with no index (prefix and suffix windows of the file only);
+- "arbor": the server's pipeline over arbor's own index of the package, the masked buffer open in
+  it as the editor's document would be (so the index never sees the removed line);
+- "jaccard": the in-file windows plus the RepoCoder-style sliding-window baseline of
+  benchmarks/context_bench.py (`jaccard_windows`: windows of 20 lines, stride 10, from the other
+  files of the same directory, ranked by Jaccard similarity of identifier sets with the 20 lines
+  around the cursor, packed in rank order into the snippet share). Its retrieved lines become one
+  snippet per contiguous run, in path then line order.
+Each yields the `CompletionRequest` the router is sent (single line, `max_tokens` the same for all).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+from inference.api import CompletionRequest, ContextSnippet
+from lsp_server.config import Settings
+from lsp_server.pipeline import CompletionPipeline, language_id_for
+from lsp_server.prompt_request import request_from_parts
+from lsp_server.subcommands.target import build_index
+from pruning.prompt import PromptParts
+
+from .cases import Masked
+
+SETTINGS = ("infile", "arbor", "jaccard")
+
+
+@dataclass(slots=True)
+class Workspace:
+    """One package indexed by arbor's indexer, and the two pipelines over it."""
+
+    root: Path
+    settings: Settings
+    index: object
+    arbor: CompletionPipeline
+    infile: CompletionPipeline
+
+    @classmethod
+    def open(cls, root: Path, settings: Settings) -> "Workspace":
+        index = build_index(settings, [str(root)], snapshot=False)
+        return cls(root, settings, index, CompletionPipeline(settings, str(root), index=index),
+                   CompletionPipeline(settings, str(root), index=None))
+
+
+def requests(ws: Workspace, path: Path, masked: Masked, *, max_tokens: int) -> dict[str, tuple[CompletionRequest, PromptParts]]:
+    """setting -> (request, the parts its prefix and suffix came from)."""
+    from benchmarks.context_bench import jaccard_windows  # the baseline as context_bench defines it
+
+    language = language_id_for(str(path))
+    budget = ws.settings.context.budget_tokens
+    repo = ws.root.name
+    out: dict[str, tuple[CompletionRequest, PromptParts]] = {}
+    plain = ws.infile.build_context(str(path), masked.text, masked.offset, language=language)
+    out["infile"] = (request_from_parts(plain, multiline=False, max_tokens=max_tokens, repo_name=repo), plain)
+    ws.index.did_open(str(path), masked.text, language)
+    try:
+        parts = ws.arbor.build_context(str(path), masked.text, masked.offset, language=language)
+        covered = jaccard_windows(ws.index, str(path), masked.text, masked.offset, budget)
+    finally:
+        ws.index.did_close(str(path))
+    out["arbor"] = (request_from_parts(parts, multiline=False, max_tokens=max_tokens, repo_name=repo), parts)
+    baseline = dataclasses.replace(out["infile"][0], snippets=window_snippets(ws, covered))
+    out["jaccard"] = (baseline, plain)
+    return out
+
+
+def window_snippets(ws: Workspace, covered: set[tuple[str, int]]) -> tuple[ContextSnippet, ...]:
+    """Covered (path, line) pairs as one snippet per contiguous run of lines."""
+    by_path: dict[str, list[int]] = {}
+    for path, line in covered:
+        by_path.setdefault(path, []).append(line)
+    snippets = []
+    for path in sorted(by_path):
+        lines = (ws.index.text(path) or "").split("\n")
+        numbers = sorted(by_path[path])
+        start = previous = numbers[0]
+        for n in numbers[1:] + [None]:
+            if n is not None and n == previous + 1:
+                previous = n
+                continue
+            relative = Path(path).relative_to(ws.root).as_posix()
+            snippets.append(ContextSnippet(relative, "\n".join(lines[start:previous + 1]) + "\n"))
+            if n is not None:
+                start = previous = n
+    return tuple(snippets)
