@@ -160,6 +160,7 @@ def get_parser(lang: str) -> ts.Parser:
 
 
 _READ_BYTES = 65536  # what the parser is handed at a time when it parses under a budget
+BOUNDED_PARSE_BYTES = 32768  # smaller sources parse in a few milliseconds: no budget is watched
 
 
 def parse(lang: str, source: bytes, old_tree: Tree | None = None) -> Tree:
@@ -167,12 +168,9 @@ def parse(lang: str, source: bytes, old_tree: Tree | None = None) -> Tree:
     Under a `work_budget.limit` the parse is abandoned (`BudgetExceeded`) once the budget is spent."""
     parser = get_parser(lang)
     watch = work_budget.Watch()
-    if watch.callback is None:
+    if watch.callback is None or len(source) < BOUNDED_PARSE_BYTES:
         return parser.parse(source) if old_tree is None else parser.parse(source, old_tree)
-
-    def read(offset: int, _point: Point) -> bytes:  # tree-sitter watches progress only when it reads
-        return source[offset:offset + _READ_BYTES]
-
+    read = _Reader(source)  # tree-sitter watches progress only when it reads through a callable
     try:
         if old_tree is None:
             return parser.parse(read, progress_callback=watch.callback)
@@ -181,6 +179,18 @@ def parse(lang: str, source: bytes, old_tree: Tree | None = None) -> Tree:
         parser.reset()  # the next parse starts afresh, not from where this one stopped
         watch.raise_if_stopped()
         raise
+    finally:
+        read.source = b""  # py-tree-sitter 0.26.1 keeps the callable: it must not keep the source
+
+
+class _Reader:
+    __slots__ = ("source",)
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+
+    def __call__(self, offset: int, _point: Point) -> bytes:
+        return self.source[offset:offset + _READ_BYTES]
 
 
 def edit_tree(

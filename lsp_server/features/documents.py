@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Protocol
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from .. import heap
 from ..positions import PositionError, TextEdit, apply_edit, carry_line_start, line_start, offset_at
+from ..timers import Debounce
 
 if TYPE_CHECKING:
     from ..server import ArborServer
@@ -99,8 +101,11 @@ def register(server: ArborServer) -> None:
         for listener in ls.document_listeners:
             _notify(listener.did_change, doc.path, edits, doc.text)
 
+    release_memory = Debounce(heap.RELEASE_AFTER_S, heap.release)
+
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ArborServer, params: types.DidCloseTextDocumentParams) -> None:
+        release_memory.poke()  # once closes stop: what the closed documents held goes back
         doc = ls.documents.pop(params.text_document.uri, None)
         ls.inflight.document_changed(params.text_document.uri, reason="closed")
         ls.anticipation.closed(params.text_document.uri)
