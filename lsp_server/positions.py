@@ -62,6 +62,11 @@ def carry_line_start(old: str, new: str, edit: TextEdit, line: int, offset: int)
         _remember(new, line, offset)
 
 
+def forget(text: str) -> None:
+    """Drop the anchor held for `text` (its document closed: the text must not outlive it)."""
+    _ANCHORS[:] = [anchor for anchor in _ANCHORS if anchor[0] is not text]
+
+
 def _remember(text: str, line: int, offset: int) -> None:
     """Keep one anchor per text (the latest), at most `_MAX_ANCHORS` texts."""
     for i, anchor in enumerate(_ANCHORS):

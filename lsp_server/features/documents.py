@@ -17,6 +17,7 @@ from pygls.uris import to_fs_path
 
 from .. import heap
 from ..positions import PositionError, TextEdit, apply_edit, carry_line_start, line_start, offset_at
+from ..positions import forget as forget_anchor
 from ..timers import Debounce
 
 if TYPE_CHECKING:
@@ -110,6 +111,7 @@ def register(server: ArborServer) -> None:
         ls.inflight.document_changed(params.text_document.uri, reason="closed")
         ls.anticipation.closed(params.text_document.uri)
         if doc is not None:
+            forget_anchor(doc.text)
             for listener in ls.document_listeners:
                 _notify(listener.did_close, doc.path)
 

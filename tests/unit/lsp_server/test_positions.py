@@ -66,3 +66,20 @@ def test_line_starts_carried_through_edits_equal_fresh_ones(text, data):
         new_lines = len(positions._BREAK.findall(doc.text)) + 1
         for probe in sorted({line, min(line + 1, new_lines - 1), new_lines - 1}):
             assert positions.line_start(doc.text, probe) == positions._line_start(doc.text, probe)
+
+
+def test_a_closed_documents_text_is_not_held_by_an_anchor():
+    import weakref
+
+    from lsp_server import positions
+
+    class Text(str):  # a str subclass can be weakly referenced
+        pass
+
+    text = Text("a\nb\nc\n" * 100)
+    assert positions.offset_at(text, 2, 0) == 4
+    assert any(anchor[0] is text for anchor in positions._ANCHORS)
+    ref = weakref.ref(text)
+    positions.forget(text)
+    del text
+    assert ref() is None
