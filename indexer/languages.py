@@ -63,6 +63,9 @@ _LANGUAGE_IDS: dict[str, str] = {
     "javascript": "javascript", "javascriptreact": "javascript",
     "typescript": "typescript", "typescriptreact": "tsx",
     "go": "go", "rust": "rust", "java": "java", "c": "c", "cpp": "cpp",
+    # short names and spellings some clients and callers use
+    "jsx": "javascript", "tsx": "tsx", "c++": "cpp", "golang": "go", "py": "python", "ts": "typescript",
+    "js": "javascript",
 }
 
 # file extension -> LSP languageId, for files an editor did not name (the CLI, benchmarks); it

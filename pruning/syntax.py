@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from indexer import languages
+
 
 @dataclass(frozen=True, slots=True)
 class Syntax:
@@ -139,11 +141,8 @@ CPP = Syntax(
 SYNTAXES: dict[str, Syntax] = {
     s.name: s for s in (PYTHON, TYPESCRIPT, TSX, JAVASCRIPT, GO, JAVA, RUST, C, CPP)
 }
-ALIASES = {"typescriptreact": "tsx", "javascriptreact": "javascript", "jsx": "javascript",
-           "c++": "cpp", "golang": "go", "py": "python", "ts": "typescript", "js": "javascript"}
-
-
 def syntax_for(language: str) -> Syntax | None:
-    """The table for `language` (an indexer or LSP language id), or None if unsupported."""
+    """The table for `language` (an indexer language name or an LSP language id, mapped by
+    `indexer.languages.language_for_id`), or None if unsupported."""
     key = (language or "").lower()
-    return SYNTAXES.get(ALIASES.get(key, key))
+    return SYNTAXES.get(languages.language_for_id(key) or key)
