@@ -46,7 +46,8 @@ class Workspace:
                    CompletionPipeline(settings, str(root), index=None))
 
 
-def requests(ws: Workspace, path: Path, masked: Masked, *, max_tokens: int) -> dict[str, tuple[CompletionRequest, PromptParts]]:
+def requests(ws: Workspace, path: Path, masked: Masked, *,
+             max_tokens: int) -> dict[str, tuple[CompletionRequest, PromptParts]]:
     """setting -> (request, the parts its prefix and suffix came from)."""
     from benchmarks.context_bench import jaccard_windows  # the baseline as context_bench defines it
 
