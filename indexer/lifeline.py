@@ -27,6 +27,12 @@ _PR_SET_PDEATHSIG = 1
 def hold(pid: int) -> None:
     """Run in the worker (a pool initializer): exit once process `pid` has ended."""
     _die_with_parent()
+    watch(pid)
+
+
+def watch(pid: int) -> None:
+    """End this process (`os._exit`) once process `pid` has ended; the daemon thread alone, no
+    parent-death signal (for a process whose parent may rightly exit first)."""
     threading.Thread(target=_wait_for, args=(pid,), name="arbor-lifeline", daemon=True).start()
 
 

@@ -12,14 +12,18 @@ by the subcommand's defaults; `transport(args)` reads whichever was given.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import sys
+import threading
+import time
 from dataclasses import dataclass
 
 from ..errors import UsageError
 
 DEFAULT_HOST = "127.0.0.1"
+RELEASE_WAIT_S = 2.0
 TRANSPORT_FLAGS = ("stdio", "tcp", "host", "port")
 
 
@@ -86,6 +90,9 @@ def run(args: argparse.Namespace) -> int:
     from ..server import create_server
 
     server = create_server()
+    _exit_with_client(server)
+    if os.name == "posix":  # the selector loop is the default there
+        asyncio.set_event_loop_policy(_PromptExitPolicy())
     try:
         if chosen.kind == "tcp":
             server.start_tcp(chosen.host, chosen.port)
@@ -96,16 +103,51 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+class _PromptExitLoop(asyncio.SelectorEventLoop):
+    async def shutdown_default_executor(self) -> None:
+        """The loop's worker threads (a model loading, a backend being created) are not waited for
+        when the connection ends: `_end_process` ends the process right after."""
+        executor, self._default_executor = self._default_executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+
+class _PromptExitPolicy(asyncio.DefaultEventLoopPolicy):
+    def new_event_loop(self) -> asyncio.AbstractEventLoop:
+        return _PromptExitLoop()
+
+
+def _exit_with_client(server, poll_s: float = 0.5) -> None:
+    """LSP's `initialize` names the client's process: once it is known, the server ends when that
+    process ends (an editor that crashed without closing the pipe), as `indexer.lifeline` does."""
+    from indexer import lifeline
+
+    def wait_for_initialize() -> None:
+        while getattr(server, "process_id", None) is None:
+            time.sleep(poll_s)
+        if server.process_id != os.getpid() and server.process_id > 0:
+            lifeline.watch(server.process_id)
+
+    threading.Thread(target=wait_for_initialize, name="arbor-client-watch", daemon=True).start()
+
+
 def _end_process(server) -> None:
     """The connection ended (exit, stdin closed, client gone): release what holds state and end
     the process now. Threads still at work (a workspace scan) are not waited for, and the scan's
-    worker processes exit with this one (`indexer.lifeline`)."""
-    for release in (getattr(server.cache, "close", None), getattr(getattr(server, "indexing", None), "close", None)):
-        try:
-            if release is not None:
-                release()
-        except Exception:  # ending anyway: nothing here may keep the process alive
-            pass
+    worker processes exit with this one (`indexer.lifeline`). Releasing gets `RELEASE_WAIT_S`: a
+    release that waits on a lock held by a scan does not keep the process alive."""
+
+    def release_all() -> None:
+        for release in (getattr(server.cache, "close", None), getattr(getattr(server, "indexing", None), "close", None)):
+            try:
+                if release is not None:
+                    release()
+            except Exception:  # ending anyway: nothing here may keep the process alive
+                pass
+
+    releasing = threading.Thread(target=release_all, name="arbor-release", daemon=True)
+    releasing.start()
+    releasing.join(RELEASE_WAIT_S)
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -1,6 +1,6 @@
-"""No process outlives the server: killed by SIGKILL or SIGTERM, or left with its stdin closed,
-in the middle of a workspace scan that runs in worker processes, every process it started is
-gone within a bounded wait."""
+"""No process outlives the server: killed by SIGKILL or SIGTERM, left with its stdin closed, or
+outliving the client process `initialize` named, in the middle of a workspace scan that runs in
+worker processes, the server and every process it started are gone within a bounded wait."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def workspace(root: Path) -> Path:
     return root
 
 
-def start_scanning_server(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
+def start_scanning_server(tmp_path: Path, client_pid: int | None = None) -> tuple[subprocess.Popen, set[int]]:
     """A server scanning a workspace of `FILES` files with `WORKERS` worker processes, and the
     processes it started (once its workers are up)."""
     root = workspace(tmp_path / "ws")
@@ -74,7 +74,7 @@ def start_scanning_server(tmp_path: Path) -> tuple[subprocess.Popen, set[int]]:
                               env=server_env(root), start_new_session=True)
     settings = {"index": {"workers": WORKERS, "snapshot": False}, "backends": [], "completion": {"speculate": False}}
     server.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {},
+        "processId": client_pid or os.getpid(), "rootUri": root.as_uri(), "capabilities": {},
         "initializationOptions": settings, "workspaceFolders": [{"uri": root.as_uri(), "name": "ws"}]}}))
     server.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
     server.stdin.flush()
@@ -98,17 +98,22 @@ def assert_all_gone(pids: set[int]) -> None:
     assert not survivors, f"{len(survivors)} processes outlived the server by {EXIT_BOUND_S}s"
 
 
-@pytest.mark.parametrize("ending", ["SIGKILL", "SIGTERM", "stdin closed"])
+@pytest.mark.parametrize("ending", ["SIGKILL", "SIGTERM", "stdin closed", "client gone"])
 def test_no_process_outlives_the_server(ending, tmp_path):
-    server, children = start_scanning_server(tmp_path)
+    client = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    server, children = start_scanning_server(tmp_path, client.pid)
     try:
         if ending == "stdin closed":
             server.stdin.close()
+        elif ending == "client gone":  # the editor died; the pipe to the server stays open here
+            client.kill()
+            client.wait()
         else:
             server.send_signal(getattr(signal, ending))
         server.wait(timeout=EXIT_BOUND_S)
     finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
+        for process in (server, client):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     assert_all_gone(children | descendants(server.pid))
