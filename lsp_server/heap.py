@@ -6,8 +6,9 @@ returns every free page. The server runs it once closes have stopped for `RELEAS
 (`Debounce`: a burst of closes, an editor closing a folder, costs one release).
 
 Python's own small-object allocator keeps an arena while any object in it lives; objects made
-while documents were open and kept after (interned names, caches) pin arenas. Started with
-`PYTHONMALLOC=malloc`, every allocation goes through the C allocator and `release()` returns it all.
+while documents were open and kept after (interned names, caches) pin arenas. `arbor-ls serve`
+therefore runs with `PYTHONMALLOC=malloc` on Linux (it re-executes itself with it unless the
+variable is set): every allocation goes through the C allocator and `release()` returns it all.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Memory returns when documents close: 500 documents of about 19 KB opened (each indexed, one in
 ten completed), then closed, give back at least three quarters of what opening them took. The
-server runs with `PYTHONMALLOC=malloc` here (see `lsp_server.heap`: with Python's own small-object
-allocator, arenas pinned by a few surviving objects stay, and only about a seventh comes back)."""
+server is started as editors start it, without `PYTHONMALLOC`: it moves itself onto the C
+allocator (see `lsp_server.heap`: with Python's own small-object allocator, arenas pinned by a few
+surviving objects stay, and only about a seventh comes back)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ async def settled_rss(client, pid: int) -> float:
 
 
 async def test_memory_returns_after_closing_500_documents(fake_backend, tmp_path, monkeypatch):
-    monkeypatch.setenv("PYTHONMALLOC", "malloc")  # see lsp_server.heap
+    monkeypatch.delenv("PYTHONMALLOC", raising=False)
     client = await start_client("vscode", backend_settings(fake_backend.url), tmp_path)
     try:
         pid = client._server.pid
@@ -58,6 +59,7 @@ async def test_memory_returns_after_closing_500_documents(fake_backend, tmp_path
             client.text_document_did_close(types.DidCloseTextDocumentParams(
                 text_document=types.TextDocumentIdentifier(uri=uri)))
         before = await settled_rss(client, pid)
+        assert b"PYTHONMALLOC=malloc" in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
         for i, uri in enumerate(uris):
             text = document(i)
             assert 18_000 <= len(text) <= 22_000
