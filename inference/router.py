@@ -193,7 +193,7 @@ class Router:
         params = SamplingParams(
             max_tokens=request.max_tokens or slot.spec.max_tokens,
             temperature=request.temperature, top_p=request.top_p,
-            stop=tuple(dict.fromkeys(request.stop + template.stop)),
+            stop=tuple(dict.fromkeys((*request.stop, *template.stop, *slot.spec.stop))),
             priority=request.priority, deadline_ms=timeout * 1000, request=request,
         )
         slot.refresh_cap()

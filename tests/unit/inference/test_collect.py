@@ -1,4 +1,5 @@
-"""`collect`'s multi-line time budget: past it, a multi-line stream ends at the next line break."""
+"""How a backend stream becomes a completion: the multi-line time budget (past it, a multi-line
+stream ends at the next line break) and the stop strings that end it."""
 
 from __future__ import annotations
 
@@ -52,3 +53,26 @@ async def test_no_budget_means_no_limit():
     backend = ClockedBackend(CHUNKS, step_s=10.0)
     text = await collect(backend, "p", SamplingParams(), multiline=True, budget_s=0.0, clock=backend.clock)
     assert text == "".join(CHUNKS)
+
+
+async def test_the_router_cuts_at_a_backends_own_stop_strings():
+    from inference.api import CompletionRequest
+    from inference.backend_spec import BackendSpec
+    from inference.router import Router
+
+    class Echo:
+        name, model_id, model_family = "b", "test:b", "qwen2.5-coder"
+
+        async def stream(self, prompt, params):
+            self.stop = params.stop
+            for chunk in ("x = 1", "<END>", "junk"):
+                yield chunk
+
+        async def aclose(self):
+            pass
+
+    backend = Echo()
+    router = Router([BackendSpec(name="b", kind="openai", stop=["<END>"])], factory=lambda spec: backend)
+    result = await router.complete(CompletionRequest(prefix="a", multiline=True))
+    assert result.text == "x = 1" and "<END>" in backend.stop
+    await router.aclose()
