@@ -122,11 +122,12 @@ class Router:
                        verify: Callable[[str], str | None] | None = None) -> CompletionResult:
         """`verify` re-checks cached text made for another suffix (see inference.cache)."""
         started = time.perf_counter()
-        deadline_ms = request.deadline_ms or self.route_settings.deadline_ms(request.multiline)
+        route = self.route(request.multiline)
+        longest = max((slot.spec.timeout_ms for slot in route), default=0)
+        deadline_ms = request.deadline_ms or self.route_settings.deadline_ms(request.multiline, longest)
         deadline = started + deadline_ms / 1000
         causes: list[str] = list(self.problems)
         tried = loading = 0
-        route = self.route(request.multiline)
         looked_up = 0
         for slot in route:
             looked_up += 1

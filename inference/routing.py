@@ -9,7 +9,8 @@ left empty that way falls back to every backend.
 
 `route.singleDeadlineMs` and `route.multiDeadlineMs` bound a whole request of that mode, every
 fallback included, when the request carries no deadline of its own; each attempt also stays
-within its backend's `timeoutMs`.
+within its backend's `timeoutMs`. 0 (the default) means the longest `timeoutMs` among the mode's
+backends, so a lone backend's `timeoutMs` is what bounds its requests.
 """
 
 from __future__ import annotations
@@ -24,15 +25,18 @@ T = TypeVar("T")
 class RouteSettings:
     single: list[str] = field(default_factory=list)
     multi: list[str] = field(default_factory=list)
-    single_deadline_ms: int = 5000
-    multi_deadline_ms: int = 8000
+    single_deadline_ms: int = 0
+    multi_deadline_ms: int = 0
 
     def __post_init__(self) -> None:
-        if self.single_deadline_ms <= 0 or self.multi_deadline_ms <= 0:
-            raise ValueError("deadlines must be positive")
+        if self.single_deadline_ms < 0 or self.multi_deadline_ms < 0:
+            raise ValueError("deadlines must be 0 or more")
 
-    def deadline_ms(self, multiline: bool) -> int:
-        return self.multi_deadline_ms if multiline else self.single_deadline_ms
+    def deadline_ms(self, multiline: bool, longest_timeout_ms: int) -> int:
+        """The mode's deadline; `longest_timeout_ms` (the mode's backends' longest `timeoutMs`)
+        where the setting is 0."""
+        chosen = self.multi_deadline_ms if multiline else self.single_deadline_ms
+        return chosen or longest_timeout_ms
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "cache.typingEntries": (1, None), "cache.memoryEntries": (1, None), "cache.semanticEntries": (1, None),
     "cache.diskSizeMB": (1, None), "cache.diskTimeoutMs": (1, None), "cache.ttlS": (1, None),
     "cache.redisTtlS": (1, None), "cache.redisTimeoutMs": (1, None), "cache.redisRetryS": (0, None),
-    "route.singleDeadlineMs": (1, None), "route.multiDeadlineMs": (1, None),
+    "route.singleDeadlineMs": (0, None), "route.multiDeadlineMs": (0, None),
     "breaker.errorRate": (0, 1), "breaker.minRequests": (1, None), "breaker.openSeconds": (0, None),
     "breaker.windowSeconds": (0, None),
 }
