@@ -9,8 +9,9 @@ left empty that way falls back to every backend.
 
 `route.singleDeadlineMs` and `route.multiDeadlineMs` bound a whole request of that mode, every
 fallback included, when the request carries no deadline of its own; each attempt also stays
-within its backend's `timeoutMs`. 0 (the default) means the longest `timeoutMs` among the mode's
-backends, so a lone backend's `timeoutMs` is what bounds its requests.
+within its backend's `timeoutMs`. 0 (the default) means the mode's default (5 s single-line, 8 s
+multi-line) or, when longer, the longest `timeoutMs` among the mode's backends: a default never
+cuts a backend's own `timeoutMs` short.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 T = TypeVar("T")
+
+DEFAULT_SINGLE_DEADLINE_MS = 5000
+DEFAULT_MULTI_DEADLINE_MS = 8000
 
 
 @dataclass(slots=True, kw_only=True)
@@ -33,10 +37,11 @@ class RouteSettings:
             raise ValueError("deadlines must be 0 or more")
 
     def deadline_ms(self, multiline: bool, longest_timeout_ms: int) -> int:
-        """The mode's deadline; `longest_timeout_ms` (the mode's backends' longest `timeoutMs`)
-        where the setting is 0."""
+        """The mode's deadline: the setting, or where it is 0 the mode's default raised to
+        `longest_timeout_ms` (the mode's backends' longest `timeoutMs`)."""
         chosen = self.multi_deadline_ms if multiline else self.single_deadline_ms
-        return chosen or longest_timeout_ms
+        default = DEFAULT_MULTI_DEADLINE_MS if multiline else DEFAULT_SINGLE_DEADLINE_MS
+        return chosen or max(default, longest_timeout_ms)
 
 
 @dataclass(frozen=True, slots=True)
