@@ -15,7 +15,6 @@ import time
 import httpx
 import pytest
 
-from benchmarks.typing.llama_server import LlamaServer, binary, ensure_gguf
 from inference.api import CompletionRequest, ContextSnippet, SamplingParams
 from inference.backend_spec import BackendSpec
 from inference.backends import create_backend
@@ -23,31 +22,9 @@ from inference.router import Router, collect
 from inference.routing import RouteSettings
 from inference.templates import template_for
 
+from .conftest import N_CTX
+
 pytestmark = pytest.mark.slow
-
-N_CTX = 2048
-
-
-class TestServer(LlamaServer):
-    __test__ = False
-
-    def argv(self) -> list[str]:
-        return [str(self.binary_path), "-m", str(self.model), "--host", "127.0.0.1", "--port", str(self.port),
-                "-t", str(self.threads), "-c", str(N_CTX), "-np", "1", "-b", "512", "-ub", "512",
-                "--cache-reuse", "256", "--no-warmup"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    path = binary()
-    if path is None:
-        pytest.skip("llama-server is not built: run scripts/build-llama-server.sh (scripts/setup-test.sh does)")
-    running = TestServer(path, ensure_gguf(), threads=2)
-    running.start(timeout_s=120)
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def llamacpp(server, **spec):

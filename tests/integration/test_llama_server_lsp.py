@@ -12,10 +12,7 @@ import asyncio
 import pytest
 from lsprotocol import types
 
-from benchmarks.typing.llama_server import binary, ensure_gguf
 from tests.e2e.conftest import start_client
-
-from .test_llama_server import TestServer
 
 pytestmark = pytest.mark.slow
 
@@ -23,19 +20,6 @@ CART = ("class Cart:\n    def __init__(self):\n        self.items = []\n\n"
         "    def compute_grand_total_cents(self) -> int:\n"
         "        return sum(item.price_cents for item in self.items)\n")
 CHECKOUT = "from shop.cart import Cart\n\n\ndef checkout(cart: Cart) -> int:\n    return cart\n"
-
-
-@pytest.fixture
-def server():
-    path = binary()
-    if path is None:
-        pytest.skip("llama-server is not built: run scripts/build-llama-server.sh (scripts/setup-test.sh does)")
-    running = TestServer(path, ensure_gguf(), threads=2)
-    running.start(timeout_s=120)
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 async def poll(what, until, seconds: float):
