@@ -44,10 +44,11 @@ from threading import Event
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import FeatureNotificationError, JsonRpcInternalError
+from pygls.exceptions import FeatureNotificationError
 from pygls.feature_manager import is_thread_function
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from .errors import handler_error
 from .jsonrpc_dispatch import CheckedDispatch, serve_frames
 from .jsonrpc_framing import FrameReader, StreamChunks, ThreadChunks
 
@@ -117,8 +118,7 @@ class ArborProtocol(CheckedDispatch, LanguageServerProtocol):
         try:
             handler(params)
         except Exception as exc:
-            self._server._report_server_error(JsonRpcInternalError.of((type(exc), exc, exc.__traceback__)),
-                                              FeatureNotificationError)
+            self._server._report_server_error(handler_error(exc), FeatureNotificationError)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
     def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams) -> None:

@@ -1,9 +1,15 @@
 """Backend factory: one `BackendSpec` -> one `Backend`. Each kind's module is imported lazily,
-so that torch is loaded only when an embedded backend is configured."""
+so that torch is loaded only when an embedded backend is configured.
+
+Backends are created in worker threads (a server builds its pipeline off the event loop, and a
+settings change can start a second build before the first ends). Two threads importing httpx's
+module graph at once can each be handed the other's half-initialised module (Python breaks the
+import-lock cycle that way), so the kinds' modules are imported under one lock."""
 
 from __future__ import annotations
 
 import importlib
+import threading
 
 from ..api import Backend, BackendConfigError
 from ..backend_spec import BackendSpec
@@ -15,11 +21,13 @@ _MODULES = {
     "llamacpp": ("inference.backends.llamacpp", "LlamaCppBackend"),
     "embedded": ("inference.backends.embedded", "EmbeddedBackend"),
 }
+_IMPORTING = threading.Lock()
 
 
 def _load_class(module_name: str, class_name: str, what: str) -> type:
     try:
-        module = importlib.import_module(module_name)
+        with _IMPORTING:
+            module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] in ("torch", "safetensors", "tokenizers", "gguf", "numpy"):
             raise BackendConfigError(

@@ -132,3 +132,26 @@ def test_document_notifications_run_at_once_and_a_failing_handler_is_reported(mo
     server.protocol._forward(types.TEXT_DOCUMENT_DID_CHANGE, "params")  # must not raise
     (error, source), = reported
     assert "listener bug" in str(error) and source.__name__ == "FeatureNotificationError"
+
+
+def test_a_failing_handler_is_reported_without_parsing_source(monkeypatch):
+    """Python 3.11's traceback formatter calls `ast.parse`, which can fail when two threads format
+    at once; the report of a handler's failure must not depend on it."""
+    import ast
+
+    server = create_server()
+    reported: list[tuple[object, type]] = []
+    monkeypatch.setattr(server, "_report_server_error", lambda error, source: reported.append((error, source)))
+
+    def broken(params):
+        raise KeyError("missing")
+
+    def racing_parse(*args, **kwargs):
+        raise SystemError("AST constructor recursion depth mismatch")
+
+    server.protocol.fm.features[types.TEXT_DOCUMENT_DID_OPEN] = broken
+    monkeypatch.setattr(ast, "parse", racing_parse)
+    server.protocol._forward(types.TEXT_DOCUMENT_DID_OPEN, "params")
+    (error, _), = reported
+    assert str(error).startswith("KeyError: 'missing'")
+    assert any(line.endswith(" in broken") for line in error.data["traceback"])
