@@ -26,59 +26,9 @@ class TextEdit:
     text: str
 
 
-# (text, line, offset): one known line start per recent text, newest last: the last lookup in
-# it, or the line an edit started on, carried into the text the edit produced (`carry_line_start`)
-_ANCHORS: list[tuple[str, int, int]] = []
-_MAX_ANCHORS = 8  # texts: one per buffer being typed in (each anchor holds its text alive)
-_MAX_SCAN_LINES = 64  # further from a known line start than this, the text is searched afresh
-
-
 def line_start(text: str, line: int) -> int:
     """Offset of the first character of `line` (0-based); raises PositionError past the last line.
-
-    A line start known for this very text object (an earlier lookup, or the line an edit began
-    on: typing stays on a line or moves a few down) is returned, or scanned on from, at once;
-    otherwise, for "\n"-only text (the common case) the scan runs in C (`str.split` with a limit)."""
-    for known, known_line, offset in reversed(_ANCHORS):
-        if known is text and 0 <= line - known_line <= _MAX_SCAN_LINES:
-            for _ in range(line - known_line):
-                m = _BREAK.search(text, offset)
-                if m is None:
-                    raise PositionError(f"line {line} is past the end of the document")
-                offset = m.end()
-            break
-    else:
-        offset = _line_start(text, line)
-    _remember(text, line, offset)
-    return offset
-
-
-def carry_line_start(old: str, new: str, edit: TextEdit, line: int, offset: int) -> None:
-    """`offset` starts `line` in `old`, at or before where `edit` (which made `new` from `old`)
-    begins: the text before the edit is unchanged, so the line starts there in `new` too, unless
-    the edit joins a "\r" ending the previous line with a "\n" it inserts."""
-    _ANCHORS[:] = [anchor for anchor in _ANCHORS if anchor[0] is not old]  # that text is gone
-    if offset <= edit.start and not (offset == edit.start and old[offset - 1:offset] == "\r"):
-        _remember(new, line, offset)
-
-
-def forget(text: str) -> None:
-    """Drop the anchor held for `text` (its document closed: the text must not outlive it)."""
-    _ANCHORS[:] = [anchor for anchor in _ANCHORS if anchor[0] is not text]
-
-
-def _remember(text: str, line: int, offset: int) -> None:
-    """Keep one anchor per text (the latest), at most `_MAX_ANCHORS` texts."""
-    for i, anchor in enumerate(_ANCHORS):
-        if anchor[0] is text:
-            del _ANCHORS[i]
-            break
-    _ANCHORS.append((text, line, offset))
-    if len(_ANCHORS) > _MAX_ANCHORS:
-        del _ANCHORS[0]
-
-
-def _line_start(text: str, line: int) -> int:
+    For "\n"-only text (the common case) the scan runs in C (`str.split` with a limit)."""
     if line < 0:
         raise PositionError(f"negative line {line}")
     if "\r" not in text:

@@ -16,8 +16,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from .. import heap
-from ..positions import PositionError, TextEdit, apply_edit, carry_line_start, line_start, offset_at
-from ..positions import forget as forget_anchor
+from ..positions import PositionError, TextEdit, apply_edit, offset_at
 from ..timers import Debounce
 
 if TYPE_CHECKING:
@@ -63,7 +62,6 @@ def apply_changes(doc: OpenDocument, changes: list, encoding: str) -> list[TextE
                 raise PositionError(f"range end {r.end} precedes its start {r.start}")
             edit = TextEdit(start, end, change.text)
             edited = apply_edit(text, edit)
-            carry_line_start(text, edited, edit, r.start.line, line_start(text, r.start.line))
         else:
             edit = TextEdit(0, len(text), change.text)
             edited = apply_edit(text, edit)
@@ -111,7 +109,6 @@ def register(server: ArborServer) -> None:
         ls.inflight.document_changed(params.text_document.uri, reason="closed")
         ls.anticipation.closed(params.text_document.uri)
         if doc is not None:
-            forget_anchor(doc.text)
             for listener in ls.document_listeners:
                 _notify(listener.did_close, doc.path)
 

@@ -4,7 +4,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lsp_server import positions
 from lsp_server.positions import PositionError, TextEdit, apply_edit, offset_at, position_at
 
 TEXT = "a😀b\r\n日本\rlast"
@@ -39,47 +38,3 @@ def test_position_round_trip(text, data):
 
 def test_apply_edit():
     assert apply_edit("hello world", TextEdit(6, 11, "there")) == "hello there"
-
-
-@given(st.text(alphabet=st.sampled_from("ab\n\r"), max_size=60), st.data())
-def test_line_starts_carried_through_edits_equal_fresh_ones(text, data):
-    """A line start carried into an edited text (what didChange does at every keystroke), and the
-    lines scanned on from it, are where a search of the new text from scratch puts them; even
-    when the edit completes a "\\r\\n" pair or removes the line break before the line."""
-    from lsp_server.features.documents import OpenDocument, apply_changes
-    from lsprotocol import types
-
-    positions._ANCHORS.clear()
-    doc = OpenDocument("file:///x", "/x", text, 1, "plaintext")
-    for _ in range(data.draw(st.integers(1, 4))):
-        lines = len(positions._BREAK.findall(doc.text)) + 1
-        line = data.draw(st.integers(0, lines - 1))
-        start = offset_at(doc.text, line, data.draw(st.integers(0, 6)))
-        end = data.draw(st.integers(start, len(doc.text)))
-        end_line, end_character = position_at(doc.text, end)
-        inserted = data.draw(st.text(alphabet=st.sampled_from("xy\n\r"), max_size=4))
-        change = types.TextDocumentContentChangePartial(
-            range=types.Range(start=types.Position(line=line, character=start - positions.line_start(doc.text, line)),
-                              end=types.Position(line=end_line, character=end_character)),
-            text=inserted)
-        apply_changes(doc, [change], "utf-16")
-        new_lines = len(positions._BREAK.findall(doc.text)) + 1
-        for probe in sorted({line, min(line + 1, new_lines - 1), new_lines - 1}):
-            assert positions.line_start(doc.text, probe) == positions._line_start(doc.text, probe)
-
-
-def test_a_closed_documents_text_is_not_held_by_an_anchor():
-    import weakref
-
-    from lsp_server import positions
-
-    class Text(str):  # a str subclass can be weakly referenced
-        pass
-
-    text = Text("a\nb\nc\n" * 100)
-    assert positions.offset_at(text, 2, 0) == 4
-    assert any(anchor[0] is text for anchor in positions._ANCHORS)
-    ref = weakref.ref(text)
-    positions.forget(text)
-    del text
-    assert ref() is None
