@@ -2,7 +2,11 @@
 
 Public API (stable names; see each module's docstring for invariants):
 - languages: `language_for_path(path)`, `language_for_id(language_id, path)`, `parse(lang, source,
-  old_tree=None)`, `get_parser(lang)`, `LANGUAGES`.
+  old_tree=None)`, `get_parser(lang)`, `nodes_of_types(lang, node, types, byte_range)`, `LANGUAGES`,
+  `GRAMMARS` (the registry), `syntax_for(language) -> Syntax | None`.
+- syntax: `Syntax` (one language's node-type tables and builtin names), and node types shared
+  across grammars: `IDENTIFIER_NODES`, `CALL_NODES`, `MEMBER_ACCESS_FIELDS`, `TYPE_CONTEXT_NODES`,
+  `FIELD_MEMBER_NODES`, `DECLARATION_NODES`; `RECEIVER_WORDS`, `TEXT_KEYWORDS`.
 - tags: `extract_tags(lang, tree, source) -> FileTags` with `Definition`, `Reference`, `Import`.
 - fingerprint: `semantic_fingerprint(definitions, imports, identifiers) -> str`.
 - graph: `SymbolGraph` (`definitions_of`, `dependents`, `imports_of`, `out_edges`,
@@ -18,15 +22,30 @@ Public API (stable names; see each module's docstring for invariants):
 from indexer.entry import FileEntry
 from indexer.fingerprint import semantic_fingerprint
 from indexer.graph import FileUpdate, SymbolGraph
-from indexer.languages import LANGUAGES, get_parser, language_for_id, language_for_path, parse
+from indexer.languages import (
+    GRAMMARS, LANGUAGES, get_parser, language_for_id, language_for_path, nodes_of_types, parse, syntax_for,
+)
 from indexer.references import Reference, References
 from indexer.snapshot import IndexSnapshot
+from indexer.syntax import (
+    CALL_NODES, DECLARATION_NODES, FIELD_MEMBER_NODES, IDENTIFIER_NODES, MEMBER_ACCESS_FIELDS, RECEIVER_WORDS,
+    TEXT_KEYWORDS, TYPE_CONTEXT_NODES, Syntax,
+)
 from indexer.tags import Definition, FileTags, Import, extract_tags
 from indexer.workspace import ScanOptions, ScanReport, Skipped
 from indexer.workspace_index import FlushStats, WorkspaceIndex
 
 __all__ = [
+    "CALL_NODES",
+    "DECLARATION_NODES",
+    "FIELD_MEMBER_NODES",
+    "GRAMMARS",
+    "IDENTIFIER_NODES",
     "LANGUAGES",
+    "MEMBER_ACCESS_FIELDS",
+    "RECEIVER_WORDS",
+    "TEXT_KEYWORDS",
+    "TYPE_CONTEXT_NODES",
     "Definition",
     "FileEntry",
     "FileTags",
@@ -40,11 +59,14 @@ __all__ = [
     "ScanReport",
     "Skipped",
     "SymbolGraph",
+    "Syntax",
     "WorkspaceIndex",
     "extract_tags",
     "get_parser",
     "language_for_id",
     "language_for_path",
+    "nodes_of_types",
     "parse",
     "semantic_fingerprint",
+    "syntax_for",
 ]

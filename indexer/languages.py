@@ -5,7 +5,8 @@ Everything it hands out beyond `Tree` objects is plain data: captures of a tags 
 integer spans, so `tags.py` and the rest of the indexer never touch a `Node`.
 
 Invariants:
-- A language name is one of `LANGUAGES`; `language_for_path` maps a file name to one or to None.
+- A language name is one of `LANGUAGES`; `language_for_path` maps a file name to one or to None;
+  `GRAMMARS[name]` holds its grammar, tags query and node-type tables (`syntax_for(name or LSP id)`).
 - Parsers are per thread (a `Parser` is not thread-safe), languages and queries are shared.
 - Captures come back as `(start_byte, end_byte)` spans; rows are derived from the source by the
   caller (creating fewer Python objects per node is what keeps indexing close to parse speed).
@@ -23,6 +24,7 @@ import xxhash
 
 from indexer import work_budget
 from indexer.query_dependencies import QueryDependencies, query_dependencies
+from indexer.syntax import SYNTAXES, Syntax
 
 Tree = ts.Tree
 Node = ts.Node
@@ -101,13 +103,14 @@ def language_for_id(language_id: str, path: str = "") -> str | None:
 
 class Grammar:
     """One language of the registry: its tree-sitter grammar and tags query, loaded on first use
-    and kept by this object (they are constants of the installed grammar packages)."""
+    and kept by this object (constants of the installed grammar packages); `syntax`: its tables."""
 
     def __init__(self, name: str, module: str, function: str, query_file: str) -> None:
         self.name = name
         self.module = module
         self.function = function
         self.query_file = query_file
+        self.syntax: Syntax = SYNTAXES[name]
         self._node_queries: dict[frozenset[str], ts.Query | None] = {}
 
     @cached_property
@@ -141,6 +144,13 @@ class Grammar:
 GRAMMARS: dict[str, Grammar] = {
     name: Grammar(name, module, function, _QUERY_FILE[name]) for name, (module, function) in _GRAMMARS.items()
 }
+
+
+def syntax_for(language: str) -> Syntax | None:
+    """The tables of `language` (an indexer name or an LSP language id, any case); None: not parsed."""
+    key = (language or "").lower()
+    grammar = GRAMMARS.get(language_for_id(key) or key)
+    return grammar.syntax if grammar is not None else None
 
 
 def get_language(lang: str) -> ts.Language:

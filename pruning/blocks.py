@@ -13,9 +13,7 @@ balanced, and the indentation cut), the longest one with the fewest syntax error
 
 from __future__ import annotations
 
-from indexer import languages
-
-from .syntax import Syntax, syntax_for
+from indexer import Syntax, languages, syntax_for
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {")": "(", "]": "[", "}": "{"}

@@ -24,15 +24,15 @@ offered as upgrades that the packer applies with what budget is left.
 
 from __future__ import annotations
 
-import builtins
 from dataclasses import dataclass
 from typing import NamedTuple
+
+from indexer import Syntax
 
 from .index_lookup import Found, IndexLookup, module_stem
 from .names_near import NameUse, owner_before
 from .scopes import as_scope, name_of, node_text
 from .snippets import CLASS_KINDS, RenderedSnippet, render
-from .syntax import Syntax
 
 FULL_BODY_MAX_LINES = 12
 MAX_NAMES = 20
@@ -40,11 +40,6 @@ MAX_FILE_NAMES = 8  # names imported and used elsewhere in the file, beyond thos
 FILE_USE_DISTANCE = 60  # how far a use elsewhere in the file counts as, for proximity
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
-_BUILTINS = frozenset(dir(builtins)) | frozenset({
-    "self", "cls", "this", "super", "string", "number", "boolean", "any", "void", "int", "err", "nil",
-    "error", "bool", "byte", "rune", "float64", "int64", "String", "Object", "Integer", "List", "Map",
-    "console", "Promise", "Array", "JSON", "Math", "fmt", "var", "let", "const",
-})
 
 
 class Piece(NamedTuple):
@@ -72,7 +67,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
     the names looked up with the members used on each (what `warm_references` looks up again)."""
     by_name: dict[str, list[NameUse]] = {}
     for use in uses:
-        if not use.name or use.name in _BUILTINS or use.name.startswith("__"):
+        if not use.name or use.name in syntax.builtins or use.name.startswith("__"):
             continue
         if use.name not in by_name and len(by_name) >= MAX_NAMES:
             continue

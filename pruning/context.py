@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import xxhash
 
-from indexer import IndexSnapshot, languages
+from indexer import IndexSnapshot, languages, syntax_for
 from indexer.paths import workspace_id
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
@@ -33,7 +33,6 @@ from .names_near import names_near_cursor
 from .prompt import PromptParts
 from .scopes import scope_chain
 from .semantic_key import semantic_key
-from .syntax import syntax_for
 
 # Line group of the windows' far bounds (see `pruning.budget`): typing moves the prefix window's
 # start once per this many lines typed, and a window is at most this many lines short of full.

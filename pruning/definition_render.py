@@ -8,10 +8,9 @@ for the forms `snippets` offers.
 
 from __future__ import annotations
 
-from indexer import languages
+from indexer import languages, syntax_for
 
 from .snippets import RenderedSnippet, render
-from .syntax import syntax_for
 
 
 def render_definition(source: bytes, language: str, definition: object, form: str,

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 
+from indexer import Syntax
+
 from .candidates import Piece, _piece
 from .names_near import NameUse
 from .scopes import Scope, node_text
 from .snippets import CLASS_KINDS, render
-from .syntax import Syntax
 
 
 def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes: list[Scope],

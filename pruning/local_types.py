@@ -7,16 +7,9 @@ Invariant: an earlier declaration of a name wins over a later one (document orde
 
 from __future__ import annotations
 
-from indexer import languages
+from indexer import DECLARATION_NODES, FIELD_MEMBER_NODES, IDENTIFIER_NODES, nodes_of_types
 
 from .scopes import Scope, node_text
-
-IDENTIFIERS = frozenset({
-    "identifier", "type_identifier", "property_identifier", "field_identifier",
-    "package_identifier", "shorthand_property_identifier", "constant",
-})
-_FIELD_MEMBERS = frozenset({"expression_statement", "field_declaration", "public_field_definition",
-                            "property_signature"})
 
 
 def local_types(scopes: list[Scope], source: bytes, language: str) -> dict[str, tuple[str, ...]]:
@@ -32,7 +25,7 @@ def local_types(scopes: list[Scope], source: bytes, language: str) -> dict[str, 
         named = _constructor_names_in(source, body) if body is not None else ()
         for member in body.named_children if body is not None else ():
             kind = member.type
-            if kind in _FIELD_MEMBERS or kind == "constructor_declaration" or (
+            if kind in FIELD_MEMBER_NODES or kind == "constructor_declaration" or (
                     any(member.start_byte <= at < member.end_byte for at in named) and _is_constructor(member, source)):
                 _add_declarations(member, source, language, types)
     for scope in scopes:
@@ -77,19 +70,12 @@ def _is_constructor(node: object, source: bytes) -> bool:
     return name is not None and node_text(name, source) in _CONSTRUCTOR_NAMES
 
 
-_DECLARATIONS = frozenset({
-    "typed_parameter", "typed_default_parameter", "assignment", "required_parameter", "optional_parameter",
-    "public_field_definition", "variable_declarator", "field_declaration", "local_variable_declaration",
-    "formal_parameter", "parameter_declaration", "constant_declaration", "short_var_declaration",
-})  # the node types `_declared_type` reads
-
-
 def _declarations(node: object, source: bytes, language: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(name, types) for each typed declaration under `node`, in document order (an earlier one
     wins when names repeat); the declarations are found by one tree-sitter query."""
     found: list[tuple[str, tuple[str, ...]]] = []
     span = (node.start_byte, node.end_byte)  # type: ignore[attr-defined]
-    for declaration in languages.nodes_of_types(language, node, _DECLARATIONS, span):
+    for declaration in nodes_of_types(language, node, DECLARATION_NODES, span):
         declared = _declared_type(declaration, source)
         if declared is not None and declared[1]:
             found.append(declared)
@@ -158,7 +144,7 @@ def _identifiers_in(root: object, low: int, high: int):
         node = stack.pop()
         if node.end_byte < low or node.start_byte > high:  # type: ignore[attr-defined]
             continue
-        if node.type in IDENTIFIERS:  # type: ignore[attr-defined]
+        if node.type in IDENTIFIER_NODES:  # type: ignore[attr-defined]
             yield node
             continue
         children = node.children  # type: ignore[attr-defined]

@@ -13,30 +13,16 @@ ordered by distance, then position, so it is deterministic.
 
 from __future__ import annotations
 
-import keyword
 import re
 from typing import NamedTuple
 
-from indexer import languages
+from indexer import (
+    CALL_NODES, IDENTIFIER_NODES, MEMBER_ACCESS_FIELDS, RECEIVER_WORDS, TEXT_KEYWORDS, TYPE_CONTEXT_NODES,
+    nodes_of_types,
+)
 
-from .local_types import IDENTIFIERS, local_types
+from .local_types import local_types
 from .scopes import Scope, node_text
-
-_SELF = frozenset({"self", "this", "cls", "super"})
-_CALLS = frozenset({"call", "call_expression", "method_invocation", "new_expression",
-                    "object_creation_expression", "composite_literal"})
-_MEMBERS = {  # node type -> (object field, member field)
-    "attribute": ("object", "attribute"),
-    "member_expression": ("object", "property"),
-    "selector_expression": ("operand", "field"),
-    "field_access": ("object", "field"),
-    "method_invocation": ("object", "name"),
-    "field_expression": ("argument", "field"),
-    "scoped_identifier": ("scope", "name"),
-}
-_TYPE_CONTEXTS = frozenset({"type", "type_annotation", "generic_type", "type_arguments",
-                            "pointer_type", "qualified_type", "array_type", "slice_type"})
-
 
 _MEMBER_AT_CURSOR = re.compile(rb"([A-Za-z_][A-Za-z_0-9]*)\s*\.\s*([A-Za-z_0-9]*)$")
 
@@ -80,7 +66,7 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     nodes: dict[int, object] = {}
     for start, end in regions:
         # nodes touching the window's edges count, as a walk with inclusive bounds would find them
-        for node in languages.nodes_of_types(language, root, IDENTIFIERS, (max(0, start - 1), end + 1)):
+        for node in nodes_of_types(language, root, IDENTIFIER_NODES, (max(0, start - 1), end + 1)):
             nodes.setdefault(node.start_byte, node)  # type: ignore[attr-defined]
     found: list[tuple[int, bytes, int, object]] = []  # (distance, name, start byte, node or use)
     stale = (-1, -1)
@@ -120,13 +106,6 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
 
 
 _TEXT_NAME = re.compile(rb"[A-Za-z_$][A-Za-z_0-9$]*")
-_KEYWORDS = frozenset(keyword.kwlist) | frozenset({
-    "function", "const", "let", "var", "new", "typeof", "instanceof", "void", "delete", "this", "func",
-    "package", "type", "struct", "interface", "map", "chan", "go", "defer", "select", "switch", "case",
-    "default", "fn", "impl", "mut", "pub", "use", "mod", "match", "loop", "where", "public", "private",
-    "protected", "static", "final", "abstract", "extends", "implements", "throws", "throw", "catch",
-    "export", "extern", "typedef", "sizeof", "enum", "union", "unsigned", "signed", "do", "goto",
-})
 
 
 def _text_uses(source: bytes, span: tuple[int, int], window: tuple[int, int], cursor_line: int,
@@ -146,7 +125,7 @@ def _text_uses(source: bytes, span: tuple[int, int], window: tuple[int, int], cu
         line += source.count(b"\n", position, start)
         position = start
         name = match.group().decode("utf-8", "replace")
-        if name in _KEYWORDS or name in _SELF:
+        if name in TEXT_KEYWORDS or name in RECEIVER_WORDS:
             continue
         owner = owner_before(source, start) or ""
         after = source[end:end + 8].lstrip(b" \t")
@@ -172,7 +151,7 @@ def owner_before(source: bytes, byte: int) -> str | None:
 
 def _classify(node: object, source: bytes, cursor_line: int, types: dict[str, tuple[str, ...]]) -> NameUse | None:
     name = node_text(node, source).decode("utf-8", "replace")
-    if name in _SELF or not name:
+    if name in RECEIVER_WORDS or not name:
         return None
     parent = node.parent  # type: ignore[attr-defined]
     if parent is None or _is_definition_name(node, parent):
@@ -182,22 +161,22 @@ def _classify(node: object, source: bytes, cursor_line: int, types: dict[str, tu
     kind = "identifier"
     owners: tuple[str, ...] = ()
     owner_name = ""
-    fields = _MEMBERS.get(parent.type)
+    fields = MEMBER_ACCESS_FIELDS.get(parent.type)
     if fields is not None and parent.child_by_field_name(fields[1]) == node:
         kind = "attribute"
         owner = parent.child_by_field_name(fields[0])
         if owner is not None:
             owners = _owner_types(owner, source, types)
-            if owner.type in IDENTIFIERS:
+            if owner.type in IDENTIFIER_NODES:
                 owner_name = node_text(owner, source).decode("utf-8", "replace")
         holder = parent.parent
         if parent.type == "method_invocation" or (
-            holder is not None and holder.type in _CALLS and holder.child_by_field_name("function") == parent
+            holder is not None and holder.type in CALL_NODES and holder.child_by_field_name("function") == parent
         ):
             kind = "call"
-    elif parent.type in _CALLS:
+    elif parent.type in CALL_NODES:
         kind = "call"
-    elif node.type == "type_identifier" or parent.type in _TYPE_CONTEXTS:  # type: ignore[attr-defined]
+    elif node.type == "type_identifier" or parent.type in TYPE_CONTEXT_NODES:  # type: ignore[attr-defined]
         kind = "type"
     return NameUse(name=name, kind=kind, line=line, distance=distance, owner_types=owners, owner=owner_name)
 
@@ -211,7 +190,7 @@ def _owner_types(owner: object, source: bytes, types: dict[str, tuple[str, ...]]
     """Types of the object in `object.member`: the declared type of its last name, or itself
     when it looks like a class or module name."""
     last = owner
-    fields = _MEMBERS.get(owner.type)  # type: ignore[attr-defined]
+    fields = MEMBER_ACCESS_FIELDS.get(owner.type)  # type: ignore[attr-defined]
     if fields is not None:
         last = owner.child_by_field_name(fields[1]) or owner  # type: ignore[attr-defined]
     text = node_text(last, source).decode("utf-8", "replace")

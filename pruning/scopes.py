@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .syntax import Syntax
+from indexer import Syntax
 
 
 class Scope(NamedTuple):

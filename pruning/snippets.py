@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from indexer import Syntax
+
 from .scopes import as_scope, body_of, name_of
-from .syntax import Syntax
 
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "impl", "type", "namespace"})
 

@@ -356,3 +356,21 @@ def test_names_on_unparsed_lines_are_classified_from_the_text():
     assert uses["client"].kind == "attribute" and uses["client"].owner_types == ("Client",)
     assert uses["send"].kind == "call" and uses["send"].owner == "client"
     assert uses["len"].kind == "call" and uses["items"].kind == "identifier"
+
+
+@pytest.mark.parametrize(("files", "current", "cursor_after", "expected"), [
+    ({"shapes.py": "class Map:\n    def tile(self, x):\n        return x\n",  # `Map` is no Python builtin
+      "game.py": "from shapes import *\n\n\ndef play():\n    board = Map()\n    return board\n"},
+     "game.py", "board = Map()\n", ("shapes.py", "Map")),
+    ({"go.mod": "module example.com/app\n",  # nor is `List` a Go one
+      "util.go": "package main\n\n// List returns the items.\nfunc List(n int) []int {\n\treturn nil\n}\n",
+      "main.go": "package main\n\nfunc main() {\n\titems := List(3)\n\t_ = items\n}\n"},
+     "main.go", "items := List(3)\n", ("util.go", "List")),
+])
+def test_a_builtin_name_of_another_language_is_still_looked_up(tmp_path, files, current, cursor_after, expected):
+    index = write(tmp_path, files)
+    path = str(tmp_path / current)
+    text = (tmp_path / current).read_text()
+    parts = build_context(path, text, text.index(cursor_after) + len(cursor_after), index=index,
+                          workspace_root=str(tmp_path))
+    assert expected in {(s.path, s.symbol) for s in parts.snippets}, parts.to_json()["snippets"]

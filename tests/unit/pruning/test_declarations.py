@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from indexer import languages
+from indexer import languages, syntax_for
 from pruning import local_types
-from pruning.syntax import syntax_for
 
 CASES = {  # typed parameters, annotated and constructed values, Go short declarations, TS constructors
     "extra.py": ("class Repo:\n    def __init__(self, db: Db, n: int = 1):\n        self.cache = Cache()\n"

@@ -1,8 +1,8 @@
 """Scope ladder and snippet forms on small fixtures in Python, TypeScript, Go and Java."""
 
+from indexer import syntax_for
 from pruning.scopes import scope_chain
 from pruning.snippets import render
-from pruning.syntax import syntax_for
 
 PY = '''import os
 
