@@ -17,6 +17,7 @@ Public API (stable names; see each module's docstring for invariants):
   `definitions_of`, `imports_of`, `out_edges`, `fingerprint`, `derived`).
 - entry: `FileEntry` (one file's tags and source; derived values as lazy attributes).
 - workspace: `ScanOptions`, `ScanReport`.
+- paths: `workspace_id(path, root)` (a file as named outside the index).
 """
 
 from indexer.entry import FileEntry
@@ -25,6 +26,7 @@ from indexer.graph import FileUpdate, SymbolGraph
 from indexer.languages import (
     GRAMMARS, LANGUAGES, get_parser, language_for_id, language_for_path, nodes_of_types, parse, syntax_for,
 )
+from indexer.paths import workspace_id
 from indexer.references import Reference, References
 from indexer.snapshot import IndexSnapshot
 from indexer.syntax import (
@@ -69,4 +71,5 @@ __all__ = [
     "parse",
     "semantic_fingerprint",
     "syntax_for",
+    "workspace_id",
 ]

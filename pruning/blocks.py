@@ -13,7 +13,7 @@ balanced, and the indentation cut), the longest one with the fewest syntax error
 
 from __future__ import annotations
 
-from indexer import Syntax, languages, syntax_for
+from indexer import LANGUAGES, Syntax, parse, syntax_for
 
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 CLOSERS = {")": "(", "]": "[", "}": "{"}
@@ -25,7 +25,7 @@ _MAX_REPARSES = 6
 def language_name(language: str) -> str | None:
     """Indexer language for an LSP language id or indexer name; None if unsupported."""
     syntax = syntax_for(language)
-    return syntax.name if syntax is not None and syntax.name in languages.LANGUAGES else None
+    return syntax.name if syntax is not None and syntax.name in LANGUAGES else None
 
 
 def indentation(line: str) -> int:
@@ -69,7 +69,7 @@ def in_comment_or_string(prefix: str, suffix: str, language: str) -> bool:
         return False
     data = (prefix + suffix).encode("utf-8", "surrogatepass")
     offset = len(prefix.encode("utf-8", "surrogatepass"))
-    tree = languages.parse(name, data)
+    tree = parse(name, data)
     node = tree.root_node.descendant_for_byte_range(max(0, offset - 1), offset)
     while node is not None:
         kind = node.type
@@ -166,7 +166,7 @@ def balanced_line_ends(text: str) -> list[int]:
 
 def syntax_errors(language: str, text: str) -> int:
     """Number of ERROR and MISSING nodes when `text` is parsed as `language`."""
-    tree = languages.parse(language, text.encode("utf-8", "surrogatepass"))
+    tree = parse(language, text.encode("utf-8", "surrogatepass"))
     count = 0
     stack = [tree.root_node]
     while stack:

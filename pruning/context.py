@@ -20,8 +20,7 @@ from typing import Any, Protocol
 
 import xxhash
 
-from indexer import IndexSnapshot, languages, syntax_for
-from indexer.paths import workspace_id
+from indexer import LANGUAGES, IndexSnapshot, language_for_path, parse, syntax_for, workspace_id
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
 from .candidates import Piece, local_definitions, prepare_file_uses, reference_pieces, warm_references
@@ -83,19 +82,19 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     root_path = workspace_root if workspace_root is not None else getattr(index, "root", None)
 
     # `syntax_aware=False`: the windows alone, no tree (a buffer too large or too costly to parse)
-    syntax = (syntax_for(language) or syntax_for(languages.language_for_path(path) or "")) if syntax_aware else None
+    syntax = (syntax_for(language) or syntax_for(language_for_path(path) or "")) if syntax_aware else None
     pieces: list[Piece] = []
     scope_tokens: bytes = b""
     lookup: IndexLookup | None = None
     lookups: tuple[tuple[str, frozenset[str]], ...] = ()
     source = text.encode("utf-8", "surrogatepass")
-    if syntax is not None and syntax.name in languages.LANGUAGES:
+    if syntax is not None and syntax.name in LANGUAGES:
         byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
         unparsed = None
         if tree is None:
             tree, unparsed = _index_tree(index, path, source)
         if tree is None:
-            tree = languages.parse(syntax.name, source)
+            tree = parse(syntax.name, source)
         root = tree.root_node
         scopes = scope_chain(root, source, byte_offset, syntax)
         uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name, unparsed=unparsed,

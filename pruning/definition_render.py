@@ -8,7 +8,7 @@ for the forms `snippets` offers.
 
 from __future__ import annotations
 
-from indexer import languages, syntax_for
+from indexer import parse, syntax_for
 
 from .snippets import RenderedSnippet, render
 
@@ -30,7 +30,7 @@ def render_definition(source: bytes, language: str, definition: object, form: st
     start_line, end_line = definition.start_line, definition.end_line  # type: ignore[attr-defined]
     tree = trees.get((start, end)) if trees is not None else None
     if tree is None:
-        tree = languages.parse(syntax.name, chunk)
+        tree = parse(syntax.name, chunk)
         if trees is not None:
             trees[(start, end)] = tree
     node = _definition_node(tree.root_node, syntax)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from indexer import IndexSnapshot, languages
+from indexer import IndexSnapshot, language_for_path
 
 from .definition_render import container_header, render_definition
 from .snippets import RenderedSnippet
@@ -136,7 +136,7 @@ class IndexLookup:
 
     def language(self, path: str) -> str | None:
         entry = self.snapshot.entry(path) if self.snapshot is not None else None
-        return entry.language if entry is not None else languages.language_for_path(path)
+        return entry.language if entry is not None else language_for_path(path)
 
     def render(self, found: Found, form: str, members: frozenset[str] | None = None,
                limit: int = 12) -> RenderedSnippet | None:
