@@ -4,7 +4,8 @@ caching, continuous batching), streaming text as tokens decode.
 Creating the backend reads the model's config, tokenizer and (memory-mapped) weights at once, so a
 missing or unsupported model fails at start-up with a `BackendConfigError` naming the path and
 architecture; the engine itself (weights converted to the serving dtype, the KV cache) is built
-in the engine's thread. Until it is, `stream` raises `BackendLoading` at once, which the router
+in the engine's thread, which then times one prompt (`LLMEngine.calibrate`) so that the first
+request's prompt budget already fits the machine. Until it is built, `stream` raises `BackendLoading` at once, which the router
 answers empty without counting a failure; `wait_loaded` waits for the build.
 Closing a `stream` early (or cancelling its task) aborts the engine sequence and frees its KV
 blocks before the close completes. `warm` queues a prefill-only request (below every real one,
@@ -87,8 +88,10 @@ class EmbeddedBackend:
         def build() -> LLMEngine:
             engine = LLMEngine(model_config, config, state, tokenizer)
             state.clear()
-            log.info("embedded model %s loaded on %s (%s), %d KV blocks of %d tokens", path, engine.runner.device,
-                     engine.runner.dtype, engine.runner.num_blocks, engine.config.block_size)
+            speed = engine.calibrate()  # the first prompt's budget then fits this machine
+            log.info("embedded model %s loaded on %s (%s), %d KV blocks of %d tokens, prefill %.0f tokens/s", path,
+                     engine.runner.device, engine.runner.dtype, engine.runner.num_blocks, engine.config.block_size,
+                     speed or 0.0)
             return engine
 
         self._async = AsyncEngine(build)

@@ -34,6 +34,9 @@ from .scheduler import Scheduler, SchedulerOutput
 from .sequence import GenerationParams, Sequence
 from .tokenizer import TextTokenizer
 
+CALIBRATION_WARM_TOKENS = 32  # below PrefillSpeed.min_tokens: warms the kernels, is not measured
+CALIBRATION_TOKENS = 256
+
 log = logging.getLogger(__name__)
 
 
@@ -122,6 +125,23 @@ class LLMEngine:
                 return False
             self.scheduler.finish(request.seq, "abort")
         return True
+
+    def calibrate(self, tokens: int = CALIBRATION_TOKENS) -> float | None:
+        """Measure prompt throughput before any request, so that the first prompt's budget fits
+        the machine: a short prompt warms the kernels, then a `tokens`-token prompt is prefilled
+        in full steps and timed into `prefill_speed`. Their token ids start no real prompt, and
+        the request counters (`stats`, the prefix cache's hit figures) are left as they were.
+        Returns the speed (tokens/s). Call it on the engine's thread before it serves."""
+        vocab = self.model_config.vocab_size
+        counters = dict(self.stats), self.kv.num_prefix_queries, self.kv.num_prefix_hits
+        for offset, count in ((104729, CALIBRATION_WARM_TOKENS), (1299709, tokens)):  # no shared prefix
+            ids = [(7919 * i + offset) % vocab for i in range(count)]
+            params = GenerationParams(max_tokens=1, ignore_eos=True)
+            self.add_request(f"calibrate-{count}", ids, params, lambda _output: None)
+            while self.has_work:
+                self.step()
+        self.stats, self.kv.num_prefix_queries, self.kv.num_prefix_hits = counters
+        return self.prefill_speed.tokens_per_s
 
     def step(self, now_s: float | None = None) -> SchedulerOutput:
         """Run one scheduled step. Returns the schedule (empty chunks: nothing to run yet)."""

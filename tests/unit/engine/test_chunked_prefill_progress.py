@@ -47,3 +47,17 @@ def test_the_engine_measures_its_prompt_throughput_from_prefill_steps():
         engine.step()
     speed = engine.prefill_speed
     assert speed.samples == 2 and speed.tokens_per_s > 0  # two full 64-token steps; decodes say nothing
+
+
+def test_calibration_measures_the_prompt_speed_before_any_request_and_leaves_no_request():
+    engine = make_engine(tiny_reference("qwen2", seed=8), max_batched_tokens=64)
+    assert engine.prefill_speed.tokens_per_s is None
+    speed = engine.calibrate(tokens=128)
+    assert speed == engine.prefill_speed.tokens_per_s and speed > 0
+    assert engine.prefill_speed.samples == 2  # two 64-token steps; the 32-token warm step is not measured
+    assert not engine.has_work and engine.stats["prefilled_tokens"] == 0 and engine.stats["prompt_tokens"] == 0
+    outputs = []
+    engine.add_request("r", list(range(3, 40)), GenerationParams(max_tokens=2), outputs.append)
+    while engine.has_work:
+        engine.step()
+    assert outputs[-1].finished and outputs[-1].num_cached_tokens == 0  # nothing of it in the prefix cache
