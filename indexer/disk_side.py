@@ -15,6 +15,7 @@ Invariants:
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable
@@ -32,6 +33,8 @@ from indexer.workspace import (
 )
 
 ProgressCallback = Callable[[int, int], None]
+
+log = logging.getLogger("arbor.indexer")
 
 
 def under(path: str, directory: str) -> bool:
@@ -75,7 +78,12 @@ class DiskSide:
         roots = [normalize_path(r) for r in (roots if roots is not None else self._roots)]
         with self._lock:
             self._roots.extend(r for r in dict.fromkeys(roots) if r not in self._roots)
-        candidates = collect_candidates(roots, self.options, self._graph)
+        elsewhere = sum(1 for p in self._graph.files if not any(under(p, r) for r in roots))
+        candidates, report.beyond_max_files = collect_candidates(
+            roots, self.options, self._graph, limit=max(0, self.options.max_files - elsewhere))
+        if report.beyond_max_files:
+            log.warning("index: %d files not indexed: the index holds at most %d files (index.maxFiles)",
+                        report.beyond_max_files, self.options.max_files)
         index_candidates(candidates, lambda path, lang: self._read_disk_file(path, lang, report),
                          self._apply_disk_file, self._remove_file, report, progress,
                          resolve_workers(self.options.workers), min_parallel)
@@ -124,7 +132,11 @@ class DiskSide:
         return update
 
     def _index_disk_file(self, path: str, lang: str) -> FileUpdate | None:
-        """Index one file from disk in this process (a watched-files event)."""
+        """Index one file from disk in this process (a watched-files event); a new file is left
+        out while the index holds `max_files` files."""
+        if self._graph.tags(path) is None and len(self._graph.files) >= self.options.max_files:
+            log.info("index: %s not indexed: the index holds %d files (index.maxFiles)", path, self.options.max_files)
+            return None
         item = self._read_disk_file(path, lang, None)
         if isinstance(item, Skipped):
             self._remove_file(path)

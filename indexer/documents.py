@@ -182,6 +182,17 @@ class OpenDocument:
         self.edits_since_parse += 1
         self._text_changed()
 
+    def release(self) -> None:
+        """Drop what parsing holds (the tree, the tagger's per-chunk state, the encoded source)
+        for a buffer not used for a while; the text stays. The next `tree()` parses afresh and
+        the next `tags()` re-tags in full, with the same results."""
+        self._tree = None
+        self._unparsed = None
+        self._source = None
+        self._dirty = True
+        self._row_anchor = (0, 0)
+        self._tagger = IncrementalTagger(self.language) if self.language is not None else None
+
     def replace(self, text: str) -> None:
         """Replace the whole text (a full sync); the next parse starts from scratch."""
         self.text = text

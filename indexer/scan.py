@@ -91,14 +91,20 @@ def resolve_workers(workers: int) -> int:
     return workers if workers > 0 else max(1, min(os.cpu_count() or 1, MAX_AUTO_WORKERS))
 
 
-def collect_candidates(roots: Sequence[str], options: ScanOptions, graph: SymbolGraph) -> list[Candidate]:
-    """Every candidate under `roots`, in walk order; registers the Go modules found on the way."""
+def collect_candidates(roots: Sequence[str], options: ScanOptions, graph: SymbolGraph,
+                       limit: int | None = None) -> tuple[list[Candidate], int]:
+    """The first `limit` candidates under `roots` (all when None), in walk order, and how many
+    more there are; registers the Go modules of the kept files."""
     candidates: list[Candidate] = []
+    beyond = 0
     for root in roots:
         found = list(iter_candidates(root, options))
+        room = len(found) if limit is None else max(0, limit - len(candidates))
+        beyond += max(0, len(found) - room)
+        found = found[:room]
         register_go_modules(graph, root, [path for path, lang in found if lang == "go"])
         candidates.extend(found)
-    return candidates
+    return candidates, beyond
 
 
 def read_disk_file(

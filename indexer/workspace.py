@@ -28,6 +28,8 @@ from indexer.languages import language_for_path
 log = logging.getLogger("arbor.indexer")
 
 MAX_FILE_BYTES = 1024 * 1024
+MAX_FILES = 25_000  # files in the index of all roots together; a scan past it indexes the first ones
+MAX_PARSED_BUFFERS = 64  # open buffers holding a parse tree; the least recently used let go of theirs
 DEFAULT_INCLUDE: tuple[str, ...] = ("**/*",)
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     "**/.git/**", "**/.hg/**", "**/.svn/**", "**/node_modules/**", "**/__pycache__/**",
@@ -44,6 +46,8 @@ class ScanOptions:
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     max_file_bytes: int = MAX_FILE_BYTES
+    max_files: int = MAX_FILES
+    max_parsed_buffers: int = MAX_PARSED_BUFFERS
     workers: int = 0
     included: GlobSet = field(init=False, repr=False, compare=False)  # `include`, compiled
     excluded: GlobSet = field(init=False, repr=False, compare=False)  # `exclude`, compiled
@@ -53,6 +57,10 @@ class ScanOptions:
         object.__setattr__(self, "excluded", GlobSet(self.exclude))
         if self.max_file_bytes <= 0:
             raise ValueError("max_file_bytes must be positive")
+        if self.max_files <= 0:
+            raise ValueError("max_files must be positive")
+        if self.max_parsed_buffers <= 0:
+            raise ValueError("max_parsed_buffers must be positive")
         if self.workers < 0:
             raise ValueError("workers must be 0 (automatic) or positive")
 
@@ -84,6 +92,7 @@ class ScanReport:
     from_snapshot: int = 0
     languages: dict[str, int] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
+    beyond_max_files: int = 0  # candidates left out because the index holds `max_files` files
 
     def to_json(self) -> dict:
         reasons: dict[str, int] = {}
@@ -102,6 +111,7 @@ class ScanReport:
                 "by_reason": dict(sorted(reasons.items())),
                 "files": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             },
+            "beyond_max_files": self.beyond_max_files,
         }
 
 

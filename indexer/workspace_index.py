@@ -18,6 +18,9 @@ Invariants:
 - Subscribers get `(path, fingerprint)` after each fingerprint change ("" when a file left the
   index), see `notify.py`.
 - Edit times come from `clock` (injectable: tests advance it).
+- Bounds: at most `options.max_parsed_buffers` open buffers hold a parse tree (the least
+  recently edited or read let go of theirs and parse afresh when used again, with the same
+  results); the scan indexes at most `options.max_files` files (`disk_side.py`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,6 +74,7 @@ class WorkspaceIndex(DiskSide):
         self._graph = SymbolGraph()
         self._lock = threading.RLock()
         self._docs: dict[str, OpenDocument] = {}
+        self._recent: OrderedDict[str, None] = OrderedDict()  # open buffers, least recently used first
         self._pending: dict[str, float] = {}  # edited open buffer -> monotonic time of its oldest unflushed edit
         self._roots: list[str] = []
         self._stores: dict[str, SnapshotStore] = {}
@@ -98,6 +103,7 @@ class WorkspaceIndex(DiskSide):
         with self._lock:
             self._docs[path] = OpenDocument(path, text, language)
             self._mark_pending(path)
+            self._used(path)
 
     def did_change(self, path: str, edits: Sequence[TextEditLike], new_text: str) -> None:
         """Apply `edits` (code-point offsets into the text before each edit, in order)."""
@@ -115,15 +121,28 @@ class WorkspaceIndex(DiskSide):
                     log.debug("index: %s out of sync after edits; resyncing", path)
                     doc.replace(new_text)
             self._mark_pending(path)
+            self._used(path)
 
     def _mark_pending(self, path: str) -> None:
         self._pending.setdefault(path, self.clock())
+
+    def _used(self, path: str) -> None:
+        """Mark open buffer `path` most recently used; past `options.max_parsed_buffers`, the least
+        recently used buffer lets go of its tree (`OpenDocument.release`) until it is used again."""
+        self._recent[path] = None
+        self._recent.move_to_end(path)
+        while len(self._recent) > self.options.max_parsed_buffers:
+            oldest, _ = self._recent.popitem(last=False)
+            doc = self._docs.get(oldest)
+            if doc is not None:
+                doc.release()
 
     def did_close(self, path: str) -> None:
         """Forget the buffer; the file falls back to its disk content (or leaves the index)."""
         path = normalize_path(path)
         with self._lock:
             self._docs.pop(path, None)
+            self._recent.pop(path, None)
             self._pending.pop(path, None)
             self._disk_hash.pop(path, None)
         self.file_changed_on_disk(path)
@@ -276,6 +295,7 @@ class WorkspaceIndex(DiskSide):
         with self._lock:
             doc = self._docs.get(path)
             if doc is not None:
+                self._used(path)
                 tree = doc.tree(allow_lag)
                 return (tree, doc.source) if tree is not None else None
         return self._disk_tree(path)

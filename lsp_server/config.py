@@ -24,7 +24,7 @@ from inference.backend_spec import BackendSpec
 from inference.breaker import BreakerSettings
 from inference.cache.settings import CacheSettings
 from inference.routing import RouteSettings
-from indexer.workspace import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, MAX_FILE_BYTES
+from indexer.workspace import DEFAULT_EXCLUDE, DEFAULT_INCLUDE, MAX_FILE_BYTES, MAX_FILES, MAX_PARSED_BUFFERS
 
 from .errors import UsageError
 from .privacy.settings import PrivacySettings
@@ -84,12 +84,18 @@ class IndexSettings:
     include: list[str] = field(default_factory=lambda: list(DEFAULT_INCLUDE))
     exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     max_file_bytes: int = MAX_FILE_BYTES
+    max_files: int = MAX_FILES
+    max_parsed_buffers: int = MAX_PARSED_BUFFERS
     snapshot: bool = True
     workers: int = 0  # processes parsing during a scan; 0: one per CPU (at most 8), 1: none
 
     def __post_init__(self) -> None:
         if self.max_file_bytes <= 0:
             raise ValueError("must be positive")
+        if self.max_files <= 0:
+            raise ValueError("maxFiles must be positive")
+        if self.max_parsed_buffers <= 0:
+            raise ValueError("maxParsedBuffers must be positive")
         if self.workers < 0:
             raise ValueError("workers must be 0 (automatic) or positive")
 

@@ -62,7 +62,8 @@ def freeze_heap() -> None:
 
 def scan_options(settings: IndexSettings) -> ScanOptions:
     return ScanOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
-                       max_file_bytes=settings.max_file_bytes, workers=settings.workers)
+                       max_file_bytes=settings.max_file_bytes, max_files=settings.max_files,
+                       max_parsed_buffers=settings.max_parsed_buffers, workers=settings.workers)
 
 
 class IndexingService:
