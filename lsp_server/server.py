@@ -17,7 +17,7 @@ from pygls.lsp.server import LanguageServer
 
 from inference.cache import CompletionCache
 
-from . import __version__, backend_status
+from . import __version__, ast_guard, backend_status
 from .config import Settings, load_settings
 from .features import completion, custom, document_state, documents, feedback, indexing
 from .features.documents import DocumentListener, OpenDocument
@@ -217,6 +217,7 @@ def _close_built_pipeline(task: asyncio.Future[CompletionPipeline]) -> None:
 
 
 def create_server() -> ArborServer:
+    ast_guard.install()  # threads here parse Python source: see ast_guard
     server = ArborServer()
 
     @server.feature(types.INITIALIZE)

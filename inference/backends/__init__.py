@@ -4,7 +4,7 @@ so that torch is loaded only when an embedded backend is configured.
 Backends are created in worker threads (a server builds its pipeline off the event loop, and a
 settings change can start a second build before the first ends). Two threads importing httpx's
 module graph at once can each be handed the other's half-initialised module (Python breaks the
-import-lock cycle that way), so the kinds' modules are imported under one lock."""
+import-lock cycle that way), so backends are imported and created under one lock, one at a time."""
 
 from __future__ import annotations
 
@@ -21,13 +21,12 @@ _MODULES = {
     "llamacpp": ("inference.backends.llamacpp", "LlamaCppBackend"),
     "embedded": ("inference.backends.embedded", "EmbeddedBackend"),
 }
-_IMPORTING = threading.Lock()
+_CREATING = threading.RLock()  # re-entrant: a "python" backend may create others
 
 
 def _load_class(module_name: str, class_name: str, what: str) -> type:
     try:
-        with _IMPORTING:
-            module = importlib.import_module(module_name)
+        module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and exc.name.split(".")[0] in ("torch", "safetensors", "tokenizers", "gguf", "numpy"):
             raise BackendConfigError(
@@ -42,6 +41,11 @@ def _load_class(module_name: str, class_name: str, what: str) -> type:
 
 def create_backend(spec: BackendSpec) -> Backend:
     """Build the backend a spec describes. Raises BackendConfigError with a one-line reason."""
+    with _CREATING:
+        return _create(spec)
+
+
+def _create(spec: BackendSpec) -> Backend:
     what = f"backend {spec.name!r} (kind {spec.kind})"
     if spec.kind == "python":
         module_name, _, class_name = spec.model.partition(":")
