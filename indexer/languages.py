@@ -153,11 +153,6 @@ def syntax_for(language: str) -> Syntax | None:
     return grammar.syntax if grammar is not None else None
 
 
-def get_language(lang: str) -> ts.Language:
-    """The tree-sitter `Language` for a language name; raises KeyError for unknown names."""
-    return GRAMMARS[lang].language
-
-
 _local = threading.local()
 
 
@@ -168,7 +163,7 @@ def get_parser(lang: str) -> ts.Parser:
         parsers = _local.parsers = {}
     parser = parsers.get(lang)
     if parser is None:
-        parser = parsers[lang] = ts.Parser(get_language(lang))
+        parser = parsers[lang] = ts.Parser(GRAMMARS[lang].language)
     return parser
 
 
@@ -269,11 +264,6 @@ def query_source(lang: str) -> str:
     return GRAMMARS[lang].query_source
 
 
-def tags_query(lang: str) -> ts.Query:
-    """The compiled tags query for `lang`."""
-    return GRAMMARS[lang].tags_query
-
-
 def tag_captures(
     lang: str, tree: Tree, byte_range: tuple[int, int] | None = None
 ) -> dict[str, list[tuple[int, int]]]:
@@ -283,7 +273,7 @@ def tag_captures(
     once: callers sort and deduplicate what they need ordered. Zero-width nodes (inserted by
     error recovery) are left out. With `byte_range`, only captures of nodes intersecting it are
     returned (those inside it are all returned)."""
-    cursor = ts.QueryCursor(tags_query(lang))
+    cursor = ts.QueryCursor(GRAMMARS[lang].tags_query)
     if byte_range is not None:
         cursor.set_byte_range(byte_range[0], byte_range[1])
     out: dict[str, list[tuple[int, int]]] = {}

@@ -10,7 +10,7 @@ from indexer.syntax import SYNTAXES
 
 
 def _is_node_type(language: str, node_type: str) -> bool:
-    return bool(languages.get_language(language).id_for_node_kind(node_type, True))
+    return bool(languages.GRAMMARS[language].language.id_for_node_kind(node_type, True))
 
 
 def test_every_language_has_its_own_table():
