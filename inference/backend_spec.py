@@ -50,6 +50,7 @@ class BackendSpec:
     max_batch: int = 8
     max_wait_ms: float = 2.0
     max_backlog: int = 512
+    lookup_tokens: int = 4  # prompt-lookup draft tokens verified per step (0: off); see EngineConfig
 
     def __post_init__(self) -> None:
         if self.kind not in BACKEND_KINDS:
@@ -62,6 +63,8 @@ class BackendSpec:
             raise ValueError(f"fimMode must be one of {', '.join(FIM_MODES)}")
         if self.quantize not in QUANTIZE_MODES:
             raise ValueError(f"quantize must be one of {', '.join(QUANTIZE_MODES)}")
+        if self.lookup_tokens < 0:
+            raise ValueError("lookupTokens must be 0 (off) or positive")
         if not self.name:
             self.name = self.kind
 

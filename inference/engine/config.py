@@ -168,6 +168,10 @@ class EngineConfig:
     - Prefill-only requests (warm-ups) compute at most `warmup_chunk_tokens` per step, so a real
       request arriving meanwhile waits for at most one such chunk (16 tokens of Qwen2.5-Coder-0.5B
       int8 on 2 cores: about 0.2-0.25 s).
+    - `lookup_tokens`: prompt-lookup speculative decoding (see `lookup.py`) for greedy sequences
+      without logits processors: each step verifies at most this many draft tokens in all
+      (given to decoding sequences in urgency order), so a step computes at most this many rows
+      more than plain decoding; 0 disables it. Outputs are the tokens greedy decoding produces.
     """
 
     block_size: int = 16
@@ -187,6 +191,7 @@ class EngineConfig:
     quantize: str = "auto"
     cpu_kernels: bool = True  # build and use the AVX2 int8 decode kernel where possible (layers/q8_kernel.py)
     warmup_chunk_tokens: int = 16
+    lookup_tokens: int = 4
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -200,6 +205,7 @@ class EngineConfig:
             "threads": self.threads >= 0,
             "numBlocks": self.num_blocks >= 0,
             "warmupChunkTokens": self.warmup_chunk_tokens >= 1,
+            "lookupTokens": self.lookup_tokens >= 0,
         }
         bad = [name for name, ok in checks.items() if not ok]
         if bad:
@@ -224,4 +230,5 @@ class EngineConfig:
             dtype=spec.dtype,
             threads=spec.threads,
             quantize=spec.quantize,
+            lookup_tokens=spec.lookup_tokens,
         )

@@ -9,7 +9,9 @@ the lock and must be quick (the async wrapper just hands them to the event loop)
 
 Counters (`stats`): `prompt_tokens` of real requests; `prefilled_tokens`, their prompt tokens
 actually computed (prefix-cache hits excluded, recomputation after preemption included);
-`warmup_tokens`, tokens computed for prefill-only requests; `computed_tokens`, everything run.
+`warmup_tokens`, tokens computed for prefill-only requests; `computed_tokens`, everything run
+(draft tokens included); `drafted_tokens`, prompt-lookup draft tokens verified, and
+`accepted_tokens`, those the model confirmed (the acceptance rate is their ratio).
 A prefill-only request finishes with reason "prefill" once its full blocks are cached.
 """
 
@@ -30,7 +32,7 @@ from .detokenizer import OutputText
 from .kv_cache_manager import KVCacheManager
 from .layers.sampler import sample
 from .model_runner import ModelRunner
-from .scheduler import Scheduler, SchedulerOutput
+from .scheduler import ScheduledChunk, Scheduler, SchedulerOutput
 from .sequence import GenerationParams, Sequence
 from .tokenizer import TextTokenizer
 
@@ -87,7 +89,7 @@ class LLMEngine:
         self.lock = threading.RLock()
         self._requests: dict[str, _Request] = {}
         self.stats = {"steps": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0,
-                      "prefilled_tokens": 0, "warmup_tokens": 0}
+                      "prefilled_tokens": 0, "warmup_tokens": 0, "drafted_tokens": 0, "accepted_tokens": 0}
 
     @property
     def has_work(self) -> bool:
@@ -167,18 +169,53 @@ class LLMEngine:
             self._count(out)
             for seq in prefilled:
                 self._finish(seq.request_id, "prefill")
-            live = [(row, c) for row, c in enumerate(prepared.sampling) if c.seq.request_id in self._requests]
-            if live:
-                requests = [self._requests[c.seq.request_id] for _, c in live]
+            live: list[tuple[int, ScheduledChunk, _Request]] = []
+            row = 0
+            for chunk in prepared.sampling:
+                request = self._requests.get(chunk.seq.request_id)
+                if request is not None and request.seq is chunk.seq:
+                    live.append((row, chunk, request))
+                row += 1 + len(chunk.drafts)
+            plain = [(row, request) for row, chunk, request in live if not chunk.drafts]
+            if plain:
                 tokens = sample(
-                    logits[[row for row, _ in live]],
-                    [r.seq.params for r in requests],
-                    [r.seq.output_token_ids for r in requests],
-                    [r.generator for r in requests],
+                    logits[[row for row, _ in plain]],
+                    [r.seq.params for _, r in plain],
+                    [r.seq.output_token_ids for _, r in plain],
+                    [r.generator for _, r in plain],
                 )
-                for request, token in zip(requests, tokens):
+                for (_, request), token in zip(plain, tokens):
                     self._append_token(request, token)
+            for row, chunk, request in live:
+                if chunk.drafts:
+                    self._accept(request, chunk, logits[row : row + 1 + len(chunk.drafts)].argmax(dim=-1).tolist())
         return out
+
+    def _accept(self, request: _Request, chunk: ScheduledChunk, greedy: list[int]) -> None:
+        """Verify a chunk's drafts: `greedy[i]` is the model's argmax after the chunk's token i
+        (its last own token, then each draft). The longest prefix of drafts equal to it is
+        accepted, then the model's own token after that prefix, so the sequence gets exactly the
+        tokens greedy decoding gives, one or more per step. Each accepted draft's keys/values were
+        computed in this step, so `num_computed_tokens` advances over it; a token that ends the
+        sequence (stop, length) ends the walk, and nothing after it is emitted. Positions of
+        rejected drafts are not computed tokens: their slots are rewritten before they count,
+        and no block holding them is registered in the prefix cache."""
+        seq = request.seq
+        drafts = chunk.drafts
+        accepted = 0
+        while accepted < len(drafts) and drafts[accepted] == greedy[accepted]:
+            accepted += 1
+        self.stats["drafted_tokens"] += len(drafts)
+        self.stats["accepted_tokens"] += accepted
+        if seq.draft_length is not None:
+            seq.draft_length.after(len(drafts), accepted, self.config.lookup_tokens)
+        for index, token in enumerate(greedy[: accepted + 1]):
+            self._append_token(request, token)
+            if seq.is_finished:
+                return
+            if index < accepted:
+                seq.num_computed_tokens += 1
+        self.kv.cache_computed_blocks(seq)
 
     def _count(self, out: SchedulerOutput) -> None:
         self.stats["steps"] += 1

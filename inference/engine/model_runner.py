@@ -67,7 +67,9 @@ class PreparedStep:
     input_ids: torch.Tensor
     positions: torch.Tensor
     meta: AttentionMetadata
-    sample_rows: torch.Tensor  # row of each sampling chunk's last token, in `sampling` order
+    # rows whose logits are computed, in `sampling` order: a sampling chunk's last token, and for
+    # a chunk with drafts its last 1 + len(drafts) tokens (the last own token and every draft)
+    sample_rows: torch.Tensor
     sampling: list[ScheduledChunk]
 
 
@@ -122,10 +124,10 @@ class ModelRunner:
         rows: list[int] = []
         sampling: list[ScheduledChunk] = []
         for chunk in ordered:
-            ids.extend(chunk.seq.token_ids[chunk.start : chunk.start + chunk.num_tokens])
+            ids.extend(chunk.token_ids)
             positions.extend(range(chunk.start, chunk.start + chunk.num_tokens))
             if chunk.samples:
-                rows.append(len(ids) - 1)
+                rows.extend(range(len(ids) - 1 - len(chunk.drafts), len(ids)))
                 sampling.append(chunk)
         meta = build_metadata(
             [(list(c.seq.block_table), c.start + 1) for c in decodes],
@@ -144,7 +146,7 @@ class ModelRunner:
 
     @torch.inference_mode()
     def execute(self, step: PreparedStep) -> torch.Tensor:
-        """Float32 logits [len(step.sampling), vocab] on the CPU."""
+        """Float32 logits [len(step.sample_rows), vocab] on the CPU."""
         cos, sin = self.rotary.lookup(step.positions)
         hidden = self.model(step.input_ids, cos, sin, step.meta)
         if not step.sampling:

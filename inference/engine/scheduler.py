@@ -18,6 +18,11 @@ first, and one at a time computes at most `warmup_chunk_tokens` per step, only i
 real request is running or waiting. A real request that arrives preempts the running warm-up
 (its computed full blocks stay in the prefix cache, so it resumes where it was), so it waits for
 one warm-up chunk at most.
+Speculation: a decoding greedy sequence (no logits processors) may get prompt-lookup drafts
+(`lookup.py`): its chunk is then `[last token] + drafts`, computed like a prefill chunk on top of
+its cached keys/values and verified by the engine. Drafts are given in urgency order, at most
+`lookup_tokens` per step in all, never past `max_tokens` or the context, only within the token
+budget and only when their blocks are free without preempting anyone (else it decodes plainly).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from dataclasses import dataclass, field
 
 from .config import EngineConfig
 from .kv_cache_manager import KVCacheManager
+from .lookup import DraftLength, NgramIndex
 from .sequence import Sequence, SequenceStatus
 
 
@@ -43,15 +49,24 @@ class RequestTooLargeError(ValueError):
 
 @dataclass(slots=True)
 class ScheduledChunk:
+    """`num_tokens` tokens of `seq` from position `start`: its own tokens, then `drafts` (guessed
+    continuations, not in `seq.token_ids`; only when the chunk starts at the last token)."""
+
     seq: Sequence
     start: int  # seq.num_computed_tokens when scheduled
     num_tokens: int
+    drafts: tuple[int, ...] = ()
 
     @property
     def samples(self) -> bool:
         """True when this chunk reaches the sequence's last known token (its logits are sampled);
         never for a prefill-only sequence."""
-        return self.start + self.num_tokens == self.seq.num_tokens and not self.seq.prefill_only
+        return self.start + self.num_tokens - len(self.drafts) == self.seq.num_tokens and not self.seq.prefill_only
+
+    @property
+    def token_ids(self) -> list[int]:
+        own = self.seq.token_ids[self.start : self.start + self.num_tokens - len(self.drafts)]
+        return own + list(self.drafts)
 
 
 @dataclass(slots=True)
@@ -209,6 +224,7 @@ class Scheduler:
             out.wake_at_s = wake
             return out
         budget = self.config.max_batched_tokens
+        draft_budget = self.config.lookup_tokens
         scheduled: dict[int, ScheduledChunk] = {}
         order = sorted(self.running, key=lambda s: (s.num_tokens - s.num_computed_tokens > 1, s.sort_key))
         for seq in order:
@@ -217,6 +233,13 @@ class Scheduler:
             if seq.status is not SequenceStatus.RUNNING:
                 continue  # preempted earlier in this loop
             count = min(seq.num_tokens - seq.num_computed_tokens, budget)
+            decoding = count == seq.num_tokens - seq.num_computed_tokens == 1
+            drafts = self._drafts(seq, min(draft_budget, budget - 1)) if decoding else []
+            if drafts and self.kv.allocate(seq, 1 + len(drafts)):
+                scheduled[id(seq)] = ScheduledChunk(seq, seq.num_computed_tokens, 1 + len(drafts), tuple(drafts))
+                budget -= 1 + len(drafts)
+                draft_budget -= len(drafts)
+                continue
             while not self.kv.allocate(seq, count):
                 victim = max((s for s in self.running if s is not seq), key=lambda s: s.sort_key, default=None)
                 if victim is None or victim.sort_key < seq.sort_key:
@@ -258,16 +281,30 @@ class Scheduler:
         out.chunks = list(scheduled.values())
         return out
 
+    def _drafts(self, seq: Sequence, limit: int) -> list[int]:
+        """Prompt-lookup drafts for a greedy sequence whose only uncomputed token is its last:
+        at most `limit`, its adaptive draft length, and what `max_tokens` and the context leave
+        after the token the step is sure to produce."""
+        k = self.config.lookup_tokens
+        params = seq.params
+        if k == 0 or limit <= 0 or not params.greedy or params.logits_processors or seq.prefill_only:
+            return []
+        if seq.lookup is None or seq.draft_length is None:
+            seq.lookup, seq.draft_length = NgramIndex(), DraftLength(k)
+        room = min(params.max_tokens - seq.num_output_tokens, self.max_model_len - seq.num_tokens) - 1
+        return seq.lookup.propose(seq.token_ids, min(limit, k, seq.draft_length.current, room))
+
     def complete_step(self, output: SchedulerOutput) -> list[Sequence]:
         """Record that the scheduled chunks were computed; caches their newly full blocks.
-        Sequences aborted or finished meanwhile are skipped. Returns the warm-ups that reached
-        their target (the caller finishes them)."""
+        A chunk's drafts do not count as computed here: the engine advances over the ones the
+        model accepts (`LLMEngine._accept`). Sequences aborted or finished meanwhile are skipped.
+        Returns the warm-ups that reached their target (the caller finishes them)."""
         done: list[Sequence] = []
         for chunk in output.chunks:
             seq = chunk.seq
             if seq.status is not SequenceStatus.RUNNING:
                 continue
-            seq.num_computed_tokens = chunk.start + chunk.num_tokens
+            seq.num_computed_tokens = chunk.start + chunk.num_tokens - len(chunk.drafts)
             self.kv.cache_computed_blocks(seq)
             if seq.prefill_only and seq.num_computed_tokens >= self.kv.target_tokens(seq):
                 done.append(seq)

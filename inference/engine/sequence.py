@@ -13,6 +13,11 @@ Invariants:
   computed for it over all steps, so without preemption the two add up to the prompt.
 - A prefill-only sequence (`params.max_tokens == 0`, a KV warm-up) computes the full blocks of its
   prompt, registers them in the prefix cache and finishes without sampling.
+- Speculation (prompt lookup, see `lookup.py`) never puts a draft token in `token_ids`: drafts
+  travel in the step's `ScheduledChunk`, and only the tokens the model confirms are appended, so
+  `token_ids`, `num_computed_tokens` and `block_hashes` describe accepted tokens only. The block
+  table may hold blocks past `num_computed_tokens` (room taken for drafts); slots there hold stale
+  keys/values that are rewritten before `num_computed_tokens` covers them.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from .lookup import DraftLength, NgramIndex
 
 # (generated token ids so far, logits row [vocab]) -> logits row; called in the engine thread.
 LogitsProcessor = Callable[[list[int], Any], Any]
@@ -86,6 +93,8 @@ class Sequence:
     status: SequenceStatus = SequenceStatus.WAITING
     finish_reason: str = ""
     first_token_s: float | None = None
+    lookup: NgramIndex | None = None  # n-grams of token_ids, built at the first speculative step
+    draft_length: DraftLength | None = None
 
     def __post_init__(self) -> None:
         if not self.token_ids:

@@ -18,9 +18,16 @@ def test_engine_config_comes_from_the_backend_spec():
             config.max_wait_ms, config.max_backlog) == ("cpu", "bf16", 3, 64, 32, 4, 5.0, 9)
 
 
+def test_lookup_tokens_travel_from_the_wire_setting_and_default_on():
+    assert EngineConfig.from_spec(BackendSpec(kind="embedded", lookup_tokens=6)).lookup_tokens == 6
+    assert EngineConfig.from_spec(BackendSpec(kind="embedded")).lookup_tokens == EngineConfig().lookup_tokens == 4
+    with pytest.raises(ValueError, match="lookupTokens"):
+        BackendSpec(kind="embedded", lookup_tokens=-1)
+
+
 @pytest.mark.parametrize("bad", [dict(block_size=0), dict(max_batch=0), dict(max_backlog=0), dict(max_wait_ms=-1),
                                  dict(device="tpu"), dict(dtype="int4"), dict(quantize="int3"),
-                                 dict(warmup_chunk_tokens=0)])
+                                 dict(warmup_chunk_tokens=0), dict(lookup_tokens=-1)])
 def test_invalid_engine_settings_are_refused(bad):
     with pytest.raises(BackendConfigError):
         EngineConfig(**bad)

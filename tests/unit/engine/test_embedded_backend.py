@@ -139,6 +139,7 @@ async def test_concurrent_requests_match_one_at_a_time(model_dir):
         await backend.aclose()
     assert ["".join(c) for c in together] == ["".join(c) for c in alone]
     assert stats["prefix_hit_tokens"] > 0  # the second round reused the first round's blocks
+    assert stats["accepted_tokens"] <= stats["drafted_tokens"]  # lookup counters reach arbor/stats
 
 
 def test_missing_model_fails_at_start_up_naming_the_path(tmp_path):
