@@ -17,23 +17,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from indexer import languages
+
 from .chain import ReferenceChain, files_with_suffix, find_python_chain, write_generated_chain
 
-LANGUAGE_IDS = {
-    ".py": "python",
-    ".js": "javascript",
-    ".jsx": "javascriptreact",
-    ".ts": "typescript",
-    ".tsx": "typescriptreact",
-    ".go": "go",
-    ".rs": "rust",
-    ".java": "java",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".hpp": "cpp",
-}
 MAX_TYPING_FILE_LINES = 6000
 DEFAULT_CORPUS = ("httpx/_client.py", "httpx/_models.py", "httpx/_urls.py", "httpx/_config.py", "httpx/_api.py")
 
@@ -53,7 +40,8 @@ class BenchWorkspace:
 
 
 def language_id(path: Path) -> str:
-    return LANGUAGE_IDS.get(path.suffix.lower(), "plaintext")
+    """The LSP languageId an editor gives `path` (the index's registry), else "plaintext"."""
+    return languages.lsp_language_id(str(path)) or "plaintext"
 
 
 def read_text(path: Path) -> str:
@@ -78,7 +66,7 @@ def default_workspace() -> BenchWorkspace:
 
 
 def source_files(root: Path, limit: int = 5000) -> list[Path]:
-    return files_with_suffix(root, set(LANGUAGE_IDS), limit)
+    return files_with_suffix(root, set(languages.EXTENSIONS), limit)
 
 
 def user_workspace(root: Path, documents: int = 4) -> BenchWorkspace:
