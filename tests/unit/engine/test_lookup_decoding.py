@@ -72,34 +72,38 @@ def engines(family: str, k: int = 6, repeating: bool = True, **overrides):
 # --- the proposer ---------------------------------------------------------------------------
 
 def test_the_longest_suffix_ngram_wins_and_its_latest_occurrence():
-    index = NgramIndex()
-    tokens = [1, 2, 3, 9, 2, 3, 8, 7, 2, 3]
-    # suffix (2, 3): latest earlier occurrence is at 4..5, followed by 8, 7, 2, 3
-    assert index.propose(tokens, 3) == [8, 7, 2]
-    tokens = [5, 2, 3, 4, 6, 1, 2, 3, 9, 1, 2, 3]
-    # (1, 2, 3) occurred at 5..7 (followed by 9); (2, 3) alone would prefer the same position
-    assert NgramIndex().propose(tokens, 2) == [9, 1]
+    assert (lookup.MIN_NGRAM, lookup.MAX_NGRAM) == (3, 5)
+    tokens = [1, 2, 3, 4, 9, 2, 3, 4, 8, 7, 2, 3, 4]
+    # suffix (2, 3, 4): latest earlier occurrence at 5..7, followed by 8, 7, 2
+    assert NgramIndex().propose(tokens, 3) == [8, 7, 2]
+    tokens = [1, 2, 3, 4, 5, 6, 9, 2, 3, 4, 5, 6, 7, 1, 2, 3, 4, 5, 6]
+    # the suffix 5-gram (2, 3, 4, 5, 6) occurred at 1..5 (followed by 9) and at 8..12 (followed
+    # by 7): the latest wins; a shorter n-gram is only tried when no longer one occurred
+    assert NgramIndex().propose(tokens, 2) == [7, 1]
+    tokens = [5, 3, 4, 6, 8, 1, 3, 4, 6, 9, 0, 0, 3, 4, 6]
+    assert NgramIndex().propose(tokens, 1) == [9]  # (3, 4, 6) latest at 6..8
 
 
 def test_no_earlier_occurrence_proposes_nothing_and_a_suffix_never_matches_itself():
     assert NgramIndex().propose([1, 2, 3, 4], 4) == []
-    assert NgramIndex().propose([1, 2], 4) == []  # its own suffix is not an earlier occurrence
-    assert NgramIndex().propose([1, 2, 1, 2], 0) == []
+    assert NgramIndex().propose([1, 2, 3], 4) == []  # its own suffix is not an earlier occurrence
+    assert NgramIndex().propose([1, 2, 1, 2], 4) == []  # bigrams are too short to propose
+    assert NgramIndex().propose([1, 2, 3, 1, 2, 3], 0) == []
 
 
 def test_a_continuation_that_reaches_the_end_repeats_its_period():
-    assert NgramIndex().propose([7, 7, 7], 5) == [7, 7, 7, 7, 7]
-    assert NgramIndex().propose([4, 1, 2, 1, 2], 5) == [1, 2, 1, 2, 1]
+    assert NgramIndex().propose([7, 7, 7, 7], 5) == [7, 7, 7, 7, 7]
+    assert NgramIndex().propose([4, 1, 2, 1, 2, 1], 5) == [2, 1, 2, 1, 2]
 
 
 def test_the_index_grows_with_the_tokens_and_sees_new_ngrams():
     index = NgramIndex()
     tokens = [1, 2, 3, 4]
     assert index.propose(tokens, 2) == []
-    tokens += [5, 1, 2]
-    assert index.propose(tokens, 2) == [3, 4]
-    tokens += [3, 4, 6, 3, 4]
-    assert index.propose(tokens, 3) == [6, 3, 4]  # (3, 4) latest at 7..8, followed by 6
+    tokens += [5, 1, 2, 3]
+    assert index.propose(tokens, 2) == [4, 5]
+    tokens += [4, 6, 2, 3, 4]
+    assert index.propose(tokens, 3) == [6, 2, 3]  # (2, 3, 4) latest at 6..8, followed by 6
 
 
 def test_the_draft_length_grows_on_full_acceptance_and_shrinks_on_rejection():
