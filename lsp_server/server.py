@@ -15,6 +15,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from inference.api import BackendLoading
 from inference.cache import CompletionCache
 
 from . import __version__, ast_guard, backend_status
@@ -106,16 +107,21 @@ class ArborServer(FastStdioMixin, LanguageServer):
         _ = pipeline.router  # creates the backends: an embedded model loads here, off the event loop
         return pipeline
 
-    async def get_pipeline(self) -> CompletionPipeline:
+    async def get_pipeline(self, wait_s: float | None = None) -> CompletionPipeline:
         """The pipeline for the current settings. Backends are created once, in a worker thread,
-        starting at `initialized`, so a missing model is reported at start-up, not at the first request."""
+        starting at `initialized`, so a missing model is reported at start-up, not at the first request.
+        With `wait_s`, a build still running after that long (importing torch and mapping a model's
+        weights take seconds) raises `BackendLoading`; the build goes on."""
         self._follow_index()
         if self._pipeline is not None:
             return self._pipeline
         if self._pipeline_task is None:
             self._pipeline_task = asyncio.ensure_future(asyncio.to_thread(self._build_pipeline))
         task = self._pipeline_task
-        pipeline = await asyncio.shield(task)
+        try:
+            pipeline = await asyncio.wait_for(asyncio.shield(task), wait_s)
+        except asyncio.TimeoutError:
+            raise BackendLoading("creating the backends") from None
         if self._pipeline_task is task and self._pipeline is None:
             self._pipeline = pipeline
             pipeline.router.listeners.append(

@@ -9,8 +9,9 @@ document version and position joins the computation already running. `$/cancelRe
 the handler: when the document has not changed (VS Code gives up on every request after ~0.8 s),
 the computation goes on into the cache and `arbor/completionReady` tells the client to ask again;
 an edit cancels it at once (HTTP stream closed, engine sequence aborted). A position outside the
-document, a disabled server, a model still loading or a failing backend give an empty result,
-never an error.
+document, a disabled server, backends still being created after `PIPELINE_WAIT_S` (torch's
+import and a model's weights take seconds after a settings change), a model still loading or a
+failing backend give an empty result, never an error.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from ..server import ArborServer
 
 log = logging.getLogger(__name__)
+PIPELINE_WAIT_S = 1.0  # a completion waits this long for the backends to be created, then answers empty
 _WORD_BEFORE = re.compile(r"[A-Za-z_0-9$]*$")
 
 
@@ -74,7 +76,7 @@ async def _compute(ls: ArborServer, key: CompletionKey, path: str, text: str, of
     """One pipeline run; None when it failed or nothing is there yet (the status says why)."""
     ls.status_busy()
     try:
-        pipeline = await ls.get_pipeline()
+        pipeline = await ls.get_pipeline(wait_s=PIPELINE_WAIT_S)
         result = await pipeline.complete(path, text, offset, language=language)
     except asyncio.CancelledError:
         ls.send_status("idle")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 
+import pytest
+
 from lsprotocol import types
 
 from lsp_server.features.completion import complete_at
@@ -155,3 +157,31 @@ def test_a_failing_handler_is_reported_without_parsing_source(monkeypatch):
     (error, _), = reported
     assert str(error).startswith("KeyError: 'missing'")
     assert any(line.endswith(" in broken") for line in error.data["traceback"])
+
+
+def test_a_completion_does_not_wait_for_slow_backend_creation(monkeypatch):
+    """Creating the backends can take seconds (torch's import, a model's weights): past `wait_s`
+    a completion gets BackendLoading (answered empty, status "loading"), and the build goes on."""
+    import threading
+
+    from inference.api import BackendLoading
+
+    server = create_server()
+    release = threading.Event()
+    built = object()
+
+    def slow_build():
+        release.wait(10)
+        return built
+
+    monkeypatch.setattr(server, "_build_pipeline", slow_build)
+
+    async def scenario():
+        with pytest.raises(BackendLoading):
+            await server.get_pipeline(wait_s=0.05)
+        task = server._pipeline_task
+        assert not task.done()  # the build goes on
+        release.set()
+        return await task
+
+    assert asyncio.run(scenario()) is built
