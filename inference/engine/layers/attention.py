@@ -7,6 +7,9 @@ sequence lives in slot `block_table[p // block_size] * block_size + p % block_si
 
 A step's tokens are laid out decodes first (one row per decoding sequence), then each prefill
 chunk's rows in order. `AttentionMetadata` is built once per step and shared by every layer.
+A short chunk on top of cached context (at most `GROUPED_MAX_TOKENS` tokens: a speculative
+verification, the tail of a prompt) runs as the decodes do, the query heads that share a kv head
+stacked as queries of that kv head, so keys and values are never repeated per query head.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
+
+GROUPED_MAX_TOKENS = 16
 
 
 @dataclass(slots=True)
@@ -26,6 +31,7 @@ class PrefillSpan:
     start: int
     context_slots: torch.Tensor | None  # [start + num_tokens] slots, None when start == 0
     mask: torch.Tensor | None  # [num_tokens, start + num_tokens] additive (0 / -inf), None when start == 0
+    grouped_mask: torch.Tensor | None = None  # `mask` repeated per query head of a group, made once per step
 
 
 @dataclass(slots=True)
@@ -106,6 +112,9 @@ def paged_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, k_cache: 
         if span.context_slots is None:
             ks, vs = k[rows].transpose(0, 1).unsqueeze(0), v[rows].transpose(0, 1).unsqueeze(0)
             out = F.scaled_dot_product_attention(qs, ks, vs, is_causal=True, scale=scale, enable_gqa=group > 1)
+        elif span.num_tokens <= GROUPED_MAX_TOKENS:
+            parts.append(_grouped_chunk(q[rows], k_cache, v_cache, span, group, scale))
+            continue
         else:
             ks = k_cache.index_select(1, span.context_slots).unsqueeze(0)
             vs = v_cache.index_select(1, span.context_slots).unsqueeze(0)
@@ -129,3 +138,20 @@ def _decode(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, meta:
     qs = q.view(batch, kv_heads, group, head_dim).transpose(0, 1)  # [kv_heads, batch, group, d]
     out = F.scaled_dot_product_attention(qs, ks, vs, attn_mask=meta.decode_mask, scale=scale)
     return out.transpose(0, 1).reshape(batch, heads, head_dim)
+
+
+def _grouped_chunk(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, span: PrefillSpan,
+                   group: int, scale: float) -> torch.Tensor:
+    """A short chunk over cached context: kv heads as the batch, and the `group` query heads of
+    each kv head times the chunk's positions as its queries (row g * n + i: head g, position i),
+    each position masked to the keys up to itself. q: [n, heads, d] -> [n, heads, d]."""
+    assert span.context_slots is not None and span.mask is not None
+    n, heads, head_dim = q.shape
+    kv_heads = heads // group
+    if span.grouped_mask is None:
+        span.grouped_mask = span.mask.repeat(group, 1)[None, None]
+    qs = q.view(n, kv_heads, group, head_dim).permute(1, 2, 0, 3).reshape(kv_heads, 1, group * n, head_dim)
+    ks = k_cache.index_select(1, span.context_slots).unsqueeze(1)  # [kv_heads, 1, context, d]
+    vs = v_cache.index_select(1, span.context_slots).unsqueeze(1)
+    out = F.scaled_dot_product_attention(qs, ks, vs, attn_mask=span.grouped_mask, scale=scale)
+    return out.view(kv_heads, group, n, head_dim).permute(2, 0, 1, 3).reshape(n, heads, head_dim)
