@@ -23,6 +23,7 @@ import json
 import os
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -208,6 +209,7 @@ def main() -> None:
     args = parser.parse_args()
     result = measure(args)
     result["date"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    result["command"] = "python -m benchmarks.lookup_bench " + " ".join(sys.argv[1:])
     text = json.dumps(result, indent=2)
     if args.out:
         Path(args.out).write_text(text + "\n")
