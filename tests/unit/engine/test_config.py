@@ -23,6 +23,10 @@ def test_lookup_tokens_travel_from_the_wire_setting_and_default_on():
     assert EngineConfig.from_spec(BackendSpec(kind="embedded")).lookup_tokens == EngineConfig().lookup_tokens == 4
     with pytest.raises(ValueError, match="lookupTokens"):
         BackendSpec(kind="embedded", lookup_tokens=-1)
+    from lsp_server.config import load_settings
+
+    settings, problems = load_settings({"backends": [{"kind": "embedded", "lookupTokens": 0}]})
+    assert not problems and EngineConfig.from_spec(settings.backends[0]).lookup_tokens == 0
 
 
 @pytest.mark.parametrize("bad", [dict(block_size=0), dict(max_batch=0), dict(max_backlog=0), dict(max_wait_ms=-1),
