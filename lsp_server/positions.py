@@ -26,9 +26,25 @@ class TextEdit:
     text: str
 
 
-def line_start(text: str, line: int) -> int:
+Anchor = tuple[int, int]  # (line, offset): a known line start of one text, held by its document
+MAX_SCAN_LINES = 64  # further below an anchor than this, a line is searched from the text's start
+
+
+def line_start(text: str, line: int, anchor: Anchor | None = None) -> int:
     """Offset of the first character of `line` (0-based); raises PositionError past the last line.
-    For "\n"-only text (the common case) the scan runs in C (`str.split` with a limit)."""
+
+    With `anchor`, a line start of this very text (the document keeps the line its last edit
+    began on: typing stays on a line or moves a few down), a line at most `MAX_SCAN_LINES` below
+    it is scanned to from there. Otherwise, for "\n"-only text (the common case) the scan runs in
+    C (`str.split` with a limit)."""
+    if anchor is not None and 0 <= line - anchor[0] <= MAX_SCAN_LINES:
+        offset = anchor[1]
+        for _ in range(line - anchor[0]):
+            m = _BREAK.search(text, offset)
+            if m is None:
+                raise PositionError(f"line {line} is past the end of the document")
+            offset = m.end()
+        return offset
     if line < 0:
         raise PositionError(f"negative line {line}")
     if "\r" not in text:
@@ -70,10 +86,11 @@ def _one_unit_each(text: str, start: int, end: int, encoding: str) -> bool:
     return part.isascii() or (encoding == "utf-16" and _ASTRAL.search(part) is None)
 
 
-def offset_at(text: str, line: int, character: int, encoding: str = "utf-16", *, strict: bool = False) -> int:
+def offset_at(text: str, line: int, character: int, encoding: str = "utf-16", *, strict: bool = False,
+              anchor: Anchor | None = None) -> int:
     """Code-point offset of (line, character). A column past the line's end is clamped to it,
-    as the LSP specifies, unless `strict` (then PositionError)."""
-    start = line_start(text, line)
+    as the LSP specifies, unless `strict` (then PositionError). `anchor`: see `line_start`."""
+    start = line_start(text, line, anchor)
     end = _line_end(text, start)
     if encoding not in ("utf-8", "utf-16") or _one_unit_each(text, start, end, encoding):
         if character > end - start and strict:
@@ -98,6 +115,16 @@ def position_at(text: str, offset: int, encoding: str = "utf-16") -> tuple[int, 
     if encoding not in ("utf-8", "utf-16") or _one_unit_each(text, start, offset, encoding):
         return line, offset - start
     return line, sum(_units(ch, encoding) for ch in text[start:offset])
+
+
+def carried_anchor(old: str, edit: TextEdit, anchor: Anchor) -> Anchor | None:
+    """`anchor`, a line start of `old` at or before where `edit` begins, in the text the edit
+    makes: the text before the edit is unchanged, so the line starts there still, unless the edit
+    joins a "\r" ending the previous line with a "\n" it inserts (then None)."""
+    offset = anchor[1]
+    if offset > edit.start or (offset == edit.start and old[offset - 1:offset] == "\r"):
+        return None
+    return anchor
 
 
 def apply_edit(text: str, edit: TextEdit) -> str:

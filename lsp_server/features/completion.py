@@ -47,7 +47,8 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         ls.stats.count("stale")
         return None
     try:
-        offset = offset_at(doc.text, position.line, position.character, ls.position_encoding, strict=True)
+        offset = offset_at(doc.text, position.line, position.character, ls.position_encoding, strict=True,
+                           anchor=doc.line_anchor)
     except PositionError as exc:
         log.info("no completion at %s:%s: %s", uri, position, exc)
         ls.stats.count("out_of_range")

@@ -16,7 +16,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from .. import heap
-from ..positions import PositionError, TextEdit, apply_edit, offset_at
+from ..positions import Anchor, PositionError, TextEdit, apply_edit, carried_anchor, line_start, offset_at
 from ..timers import Debounce
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ class OpenDocument:
     text: str
     version: int
     language_id: str
+    line_anchor: Anchor | None = None  # a line start of `text` (positions.line_start), dies with it
 
 
 def uri_to_path(uri: str) -> str:
@@ -49,25 +50,26 @@ def uri_to_path(uri: str) -> str:
 def apply_changes(doc: OpenDocument, changes: list, encoding: str) -> list[TextEdit]:
     """Apply LSP content changes to `doc.text` in order; returns the edits that were applied."""
     edits: list[TextEdit] = []
-    text = doc.text
+    text, anchor = doc.text, doc.line_anchor
     for change in changes:
         if isinstance(change, types.TextDocumentContentChangePartial):
             r = change.range
-            start = offset_at(text, r.start.line, r.start.character, encoding)
+            line = (r.start.line, line_start(text, r.start.line, anchor))
+            start = offset_at(text, r.start.line, r.start.character, encoding, anchor=line)
             try:
-                end = offset_at(text, r.end.line, r.end.character, encoding)
+                end = offset_at(text, r.end.line, r.end.character, encoding, anchor=line)
             except PositionError:
                 end = len(text)  # a range ending past the last line ends at the end of the buffer
             if end < start:
                 raise PositionError(f"range end {r.end} precedes its start {r.start}")
             edit = TextEdit(start, end, change.text)
-            edited = apply_edit(text, edit)
+            anchor = carried_anchor(text, edit, line)
         else:
             edit = TextEdit(0, len(text), change.text)
-            edited = apply_edit(text, edit)
-        text = edited
+            anchor = None
+        text = apply_edit(text, edit)
         edits.append(edit)
-    doc.text = text
+    doc.text, doc.line_anchor = text, anchor
     return edits
 
 

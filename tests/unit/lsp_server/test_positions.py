@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lsp_server.positions import PositionError, TextEdit, apply_edit, offset_at, position_at
+from lsp_server.positions import _BREAK, PositionError, TextEdit, apply_edit, offset_at, position_at
 
 TEXT = "a😀b\r\n日本\rlast"
 
@@ -38,3 +38,31 @@ def test_position_round_trip(text, data):
 
 def test_apply_edit():
     assert apply_edit("hello world", TextEdit(6, 11, "there")) == "hello there"
+
+
+@given(st.text(alphabet=st.sampled_from("ab\n\r"), max_size=60), st.data())
+def test_a_documents_line_anchor_carried_through_edits_gives_the_offsets_of_a_fresh_search(text, data):
+    """The line start a document keeps across edits (what didChange does at every keystroke),
+    and the lines scanned on from it, are where a search of the new text from scratch puts them;
+    even when the edit completes a "\\r\\n" pair or removes the line break before the line."""
+    from lsprotocol import types
+
+    from lsp_server.features.documents import OpenDocument, apply_changes
+    from lsp_server.positions import line_start
+
+    doc = OpenDocument("file:///x", "/x", text, 1, "plaintext")
+    for _ in range(data.draw(st.integers(1, 4))):
+        lines = len(_BREAK.findall(doc.text)) + 1
+        line = data.draw(st.integers(0, lines - 1))
+        start = offset_at(doc.text, line, data.draw(st.integers(0, 6)))
+        end = data.draw(st.integers(start, len(doc.text)))
+        end_line, end_character = position_at(doc.text, end)
+        inserted = data.draw(st.text(alphabet=st.sampled_from("xy\n\r"), max_size=4))
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=types.Position(line=line, character=start - line_start(doc.text, line)),
+                              end=types.Position(line=end_line, character=end_character)),
+            text=inserted)
+        apply_changes(doc, [change], "utf-16")
+        new_lines = len(_BREAK.findall(doc.text)) + 1
+        for probe in sorted({line, min(line + 1, new_lines - 1), new_lines - 1}):
+            assert line_start(doc.text, probe, doc.line_anchor) == line_start(doc.text, probe)
