@@ -86,8 +86,12 @@ def _chunk_process(worker: int, first_seed: int, cases: int, chunk: int, deadlin
     out = proc.stdout.decode(errors="replace").strip().splitlines()
     if proc.returncode == 0 and out:
         return json.loads(out[-1])
-    tail = proc.stderr.decode(errors="replace")[-3000:]
-    return {"process_crashes": 1, "examples": [{"process_exit": proc.returncode, "seed": first_seed, "stderr_tail": tail}]}
+    err = proc.stderr.decode(errors="replace")
+    lines = [line for line in err.splitlines() if line.strip()]
+    last_error = next((line for line in reversed(lines) if "Error" in line or "Exception" in line), "")
+    return {"process_crashes": 1, "examples": [{"process_exit": proc.returncode, "seed": first_seed,
+                                                "last_error_line": last_error[:1000], "stderr_head": err[:2000],
+                                                "stderr_tail": err[-2000:]}]}
 
 
 def _worker_loop(args: tuple[int, int, int, float]) -> list[dict[str, Any]]:
