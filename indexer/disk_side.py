@@ -134,7 +134,7 @@ class DiskSide:
     def _index_disk_file(self, path: str, lang: str) -> FileUpdate | None:
         """Index one file from disk in this process (a watched-files event); a new file is left
         out while the index holds `max_files` files."""
-        if self._graph.tags(path) is None and len(self._graph.files) >= self.options.max_files:
+        if self._graph.tags(path) is None and self._graph.file_count >= self.options.max_files:
             log.info("index: %s not indexed: the index holds %d files (index.maxFiles)", path, self.options.max_files)
             return None
         item = self._read_disk_file(path, lang, None)

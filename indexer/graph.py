@@ -254,6 +254,11 @@ class SymbolGraph:
             return frozenset(self._entries)
 
     @property
+    def file_count(self) -> int:
+        """Number of indexed files (`len(files)` without building the set)."""
+        return len(self._entries)
+
+    @property
     def symbol_count(self) -> int:
         """Number of definitions over all files."""
         return self._symbol_count
