@@ -5,16 +5,20 @@ function of its key, so a hit equals a recomputation and nothing ever needs inva
 Bounded: at most `size` entries; storing one more drops the least recently used.
 
 The registry has an owner (the server's pipeline holds one for its lifetime and passes it to
-every `build_context`); there is no process-global instance. What it holds today: token counts
-of texts of up to `MAX_KEY_CHARS` characters (lines, signatures). A longer text is counted line
-by line when the tokenizer is additive over lines (`count(a + b) == count(a) + count(b)` when
-`a` ends with a newline), so its lines are the keys.
+every `build_context`); there is no process-global instance. What it holds:
+- token counts of texts of up to `MAX_KEY_CHARS` characters (lines, signatures) by a tokenizer
+  that is not `cheap` (one whose count costs less than a lookup here is used as it is);
+- the typed declarations of one piece of a class or function (`local_types`), keyed by the
+  language, the piece's node type and its text.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from typing import TypeVar
+
+T = TypeVar("T")
 
 MAX_KEY_CHARS = 512
 
@@ -28,12 +32,13 @@ class ContentMemo:
     def __len__(self) -> int:
         return len(self._items)
 
-    def tokenizer(self, base) -> _CountingTokenizer:
-        """`base` with its counts kept here."""
-        return _CountingTokenizer(base, self)
+    def tokenizer(self, base):
+        """`base` with its counts kept here; `base` itself when it is `cheap`."""
+        return base if getattr(base, "cheap", False) else _CountingTokenizer(base, self)
 
-    def _count(self, base, text: str) -> int:
-        key = ("tokens", getattr(base, "name", type(base).__name__), text)
+    def value(self, key: Hashable, make: Callable[[], T]) -> T:
+        """The value kept for `key`, or `make()` kept now; `key` starts with the value's kind and
+        holds everything `make` reads (see the module docstring)."""
         items = self._items
         value = items.get(key)
         if value is not None:
@@ -41,11 +46,14 @@ class ContentMemo:
             self.hits += 1
             return value  # type: ignore[return-value]
         self.misses += 1
-        value = base.count(text)
+        value = make()
         items[key] = value
         if len(items) > self.size:
             items.popitem(last=False)
         return value
+
+    def _count(self, base, text: str) -> int:
+        return self.value(("tokens", getattr(base, "name", type(base).__name__), text), lambda: base.count(text))
 
 
 class _CountingTokenizer:
@@ -57,8 +65,4 @@ class _CountingTokenizer:
     def count(self, text: str) -> int:
         if len(text) <= MAX_KEY_CHARS:
             return self.memo._count(self.base, text)
-        if not getattr(self.base, "additive_over_lines", False):
-            return self.base.count(text)
-        lines = text.split("\n")
-        return len(lines) - 1 + sum(self.memo._count(self.base, line) if len(line) <= MAX_KEY_CHARS
-                                    else self.base.count(line) for line in lines)
+        return self.base.count(text)

@@ -64,7 +64,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     context reads `index.snapshot_for(path)` and, for the buffer itself, `text` and its tree
     (`tree` if the caller has one, else the index's when it holds exactly `text`, else a fresh
     parse). The same snapshot and text give the same context. `memo` keeps token counts
-    between calls (see `pruning.content_memo`); it changes no result.
+    and local declarations between calls (see `pruning.content_memo`); it changes no result.
     """
     tok = tokenizer or DEFAULT_TOKENIZER
     if memo is not None:
@@ -98,7 +98,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         root = tree.root_node
         scopes = scope_chain(root, source, byte_offset, syntax)
         uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name, unparsed=unparsed,
-                                 cursor_line=cursor_line)
+                                 cursor_line=cursor_line, memo=memo)
         lookup = IndexLookup(index.snapshot_for(path) if index is not None else None, path)
         pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
         referenced, lookups = reference_pieces(uses, lookup, local_definitions(root, syntax, source), root, source,

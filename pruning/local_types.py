@@ -2,17 +2,22 @@
 
 `self.repo.save`: `repo` is declared `repo: Repo` (or assigned `Repo(...)`) in the class or the
 function, so `save` is looked for in `Repo` first. Pure: a function of the scopes' text.
-Invariant: an earlier declaration of a name wins over a later one (document order).
+Invariant: an earlier declaration of a name wins over a later one (document order). With a
+`ContentMemo`, the declarations of each piece of a class member or function (its header parts and
+each statement of its body) are kept by the piece's text, so at a keystroke only the statement
+being typed is read again.
 """
 
 from __future__ import annotations
 
 from indexer import DECLARATION_NODES, FIELD_MEMBER_NODES, IDENTIFIER_NODES, nodes_of_types
 
+from .content_memo import ContentMemo
 from .scopes import Scope, node_text
 
 
-def local_types(scopes: list[Scope], source: bytes, language: str) -> dict[str, tuple[str, ...]]:
+def local_types(scopes: list[Scope], source: bytes, language: str,
+                memo: ContentMemo | None = None) -> dict[str, tuple[str, ...]]:
     """Declared or constructed types of names in the enclosing function and class members.
 
     `self`/`this` map to the innermost enclosing class; a Go receiver maps to its type.
@@ -27,18 +32,37 @@ def local_types(scopes: list[Scope], source: bytes, language: str) -> dict[str, 
             kind = member.type
             if kind in FIELD_MEMBER_NODES or kind == "constructor_declaration" or (
                     any(member.start_byte <= at < member.end_byte for at in named) and _is_constructor(member, source)):
-                _add_declarations(member, source, language, types)
+                _add_declarations(member, source, language, types, memo)
     for scope in scopes:
         if scope.kind in ("function", "method"):
-            _add_declarations(scope.node, source, language, types)
+            _add_declarations(scope.node, source, language, types, memo)
             break
     return types
 
 
-def _add_declarations(node: object, source: bytes, language: str, types: dict[str, tuple[str, ...]]) -> None:
+def _add_declarations(node: object, source: bytes, language: str, types: dict[str, tuple[str, ...]],
+                      memo: ContentMemo | None = None) -> None:
     """Add the (name, types) declarations under `node` that `types` lacks, in document order."""
-    for name, names in _declarations(node, source, language):
+    if memo is None:
+        found = _declarations(node, source, language)
+    else:
+        found = tuple(
+            declaration for piece in _pieces(node)
+            for declaration in memo.value(("declarations", language, piece.type, node_text(piece, source)),  # type: ignore[attr-defined]
+                                          lambda piece=piece: _declarations(piece, source, language)))
+    for name, names in found:
         types.setdefault(name, names)
+
+
+def _pieces(node: object) -> list:
+    """`node`'s named children outside its body and its body's named children, in document
+    order (what declares nothing, keywords and punctuation, is left out); `node` itself when it
+    has no body. Every declaration under `node` lies within one piece."""
+    body = node.child_by_field_name("body")  # type: ignore[attr-defined]
+    if body is None:
+        return [node]
+    pieces = [child for child in node.named_children if child != body]  # type: ignore[attr-defined]
+    return sorted(pieces + body.named_children, key=lambda piece: piece.start_byte)
 
 
 _CONSTRUCTOR_NAMES = (b"__init__", b"constructor")

@@ -21,6 +21,7 @@ from indexer import (
     nodes_of_types,
 )
 
+from .content_memo import ContentMemo
 from .local_types import local_types
 from .scopes import Scope, node_text
 
@@ -42,7 +43,8 @@ MAX_USES_PER_NAME = 4  # nearest uses kept per name (the value model counts the 
 def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Scope], *, language: str,
                       lines_before: int = 40, lines_after: int = 10,
                       max_names: int = MAX_NEAR_NAMES,
-                      unparsed: tuple[int, int] | None = None, cursor_line: int | None = None) -> list[NameUse]:
+                      unparsed: tuple[int, int] | None = None, cursor_line: int | None = None,
+                      memo: ContentMemo | None = None) -> list[NameUse]:
     """Identifier uses around `offset` in a tree of `language`, nearest first (see module
     docstring): the nearest `MAX_USES_PER_NAME` uses of each of the `max_names` distinct names
     nearest to the cursor, found by one tree-sitter query over the window.
@@ -50,7 +52,8 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     `unparsed` is a byte range of `source` that the tree does not reflect (it was edited but
     not reparsed: `indexer.documents.OpenDocument.lagging`); the names on its lines are read
     from the text instead (`_text_uses`), and the tree's nodes there are ignored. `cursor_line`
-    is the line of `offset`, when the caller knows it already."""
+    is the line of `offset`, when the caller knows it already; `memo` keeps the local types'
+    declarations between calls (it changes no result)."""
     if cursor_line is None:
         cursor_line = source.count(b"\n", 0, offset)
     low = _line_start(source, offset, lines_before)
@@ -62,7 +65,7 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     regions = [(low, high)]
     if innermost is not None and innermost.outer.start_byte < low:  # type: ignore[attr-defined]
         regions.append((innermost.outer.start_byte, innermost.body_start_byte))  # type: ignore[attr-defined]
-    types = local_types(scopes, source, language)
+    types = local_types(scopes, source, language, memo)
     nodes: dict[int, object] = {}
     for start, end in regions:
         # nodes touching the window's edges count, as a walk with inclusive bounds would find them

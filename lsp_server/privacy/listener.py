@@ -8,6 +8,8 @@ Invariants:
   so the listener's incremental bookkeeping (tree edits) stays exact.
 - Every secret but a private key block lies within one line (`patterns`), so after a single edit
   only the lines it touched are redacted again; a buffer holding "PRIVATE KEY" is redacted whole.
+  `_keyed` holds exactly the buffers whose text holds "PRIVATE KEY": a single edit to another
+  buffer can only bring it in where the edit wrote, so only there is it looked for.
 - `masked(path, text)` is the redacted text of `text` when `text` is the very string the buffer
   was last given (identity, not equality), else None: a prompt built from the current buffer
   reuses the redaction the keystroke already paid for.
@@ -32,6 +34,7 @@ class RedactingListener:
         self._denied: set[str] = set()
         self._views: dict[str, str] = {}  # buffers whose redacted text differs from their text
         self._last: dict[str, str] = {}  # the text each buffer was last given (the same object)
+        self._keyed: set[str] = set()  # buffers whose text holds _MULTILINE_SECRET
         privacy.views = self  # prompts of open buffers reuse these redactions (`masked`)
 
     def did_open(self, path: str, text: str, language_id: str) -> None:
@@ -39,6 +42,7 @@ class RedactingListener:
             self._denied.add(path)
             return
         masked = self.privacy.redact_buffer(text)
+        self._note_key(path, _MULTILINE_SECRET in text)
         self._remember(path, text, masked)
         self.inner.did_open(path, masked, language_id)
 
@@ -47,9 +51,13 @@ class RedactingListener:
             return
         view = self._views.get(path)
         seen = new_text if view is None else _applied(view, edits)
+        single = len(edits) == 1
+        was_keyed = path in self._keyed
+        keyed = _writes_key(new_text, edits[0]) if single and not was_keyed else _MULTILINE_SECRET in new_text
+        self._note_key(path, keyed)
         if not self.privacy.settings.redact_secrets:
             masked = new_text
-        elif len(edits) == 1 and _MULTILINE_SECRET not in new_text and (view is None or _MULTILINE_SECRET not in view):
+        elif single and not was_keyed and not keyed:
             masked = _redact_lines(seen, new_text, edits[0])
         else:
             masked = redact(new_text)
@@ -60,6 +68,7 @@ class RedactingListener:
         self.inner.did_change(path, [*edits, difference(seen, masked)], masked)
 
     def did_close(self, path: str) -> None:
+        self._keyed.discard(path)
         self._views.pop(path, None)
         self._last.pop(path, None)
         if path in self._denied:
@@ -73,12 +82,26 @@ class RedactingListener:
             return None
         return self._views.get(path, text)
 
+    def _note_key(self, path: str, holds: bool) -> None:
+        if holds:
+            self._keyed.add(path)
+        else:
+            self._keyed.discard(path)
+
     def _remember(self, path: str, text: str, masked: str) -> None:
         self._last[path] = text
         if masked is text or masked == text:
             self._views.pop(path, None)
         else:
             self._views[path] = masked
+
+
+def _writes_key(new_text: str, edit: Any) -> bool:
+    """Whether `new_text` holds "PRIVATE KEY" overlapping what `edit` wrote (the only place a
+    single edit can bring it into a text that did not hold it)."""
+    start = min(max(int(edit.start), 0), len(new_text))
+    reach = len(_MULTILINE_SECRET) - 1
+    return new_text.find(_MULTILINE_SECRET, max(0, start - reach), start + len(edit.text) + reach) >= 0
 
 
 def _redact_lines(seen: str, new_text: str, edit: Any) -> str:

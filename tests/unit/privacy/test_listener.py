@@ -103,6 +103,33 @@ def test_removing_a_key_blocks_begin_line_unmasks_its_body():
     assert inner.texts["/w/k.py"] == redact(new)
 
 
+def test_a_key_block_typed_and_erased_character_by_character_is_masked_at_every_step():
+    """The header's "PRIVATE KEY" appears at one keystroke (its last letter, or a letter in the
+    middle typed last) and disappears at another; each time the whole buffer is redacted again."""
+    inner = Recorder()
+    listener = RedactingListener(inner, Privacy())
+    block = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n"
+    text = "x = 1\n"
+    listener.did_open("/w/k.py", text, "python")
+    for ch in block:
+        new = text + ch
+        listener.did_change("/w/k.py", [TextEdit(len(text), len(text), ch)], new)
+        text = new
+        assert inner.texts["/w/k.py"] == redact(text)
+    assert "MIIEvQ" not in inner.texts["/w/k.py"]
+    at = text.index("VATE")  # erase the header's "V": the block is no key any more
+    text = text[:at] + text[at + 1:]
+    listener.did_change("/w/k.py", [TextEdit(at, at + 1, "")], text)
+    assert inner.texts["/w/k.py"] == redact(text)
+    text = text[:at] + "V" + text[at:]  # and typed again in the middle
+    listener.did_change("/w/k.py", [TextEdit(at, at, "V")], text)
+    assert inner.texts["/w/k.py"] == redact(text) and "MIIEvQ" not in inner.texts["/w/k.py"]
+    while text:
+        text = text[1:]
+        listener.did_change("/w/k.py", [TextEdit(0, 1, "")], text)
+        assert inner.texts["/w/k.py"] == redact(text)
+
+
 def test_masked_reuses_the_redaction_of_the_very_text_last_given():
     privacy = Privacy()
     listener = RedactingListener(Recorder(), privacy)

@@ -140,8 +140,14 @@ def test_counts_are_additive_over_lines(pieces):
 def test_counts_kept_in_a_content_memo_equal_fresh_counts_and_stay_bounded(texts):
     from pruning.content_memo import ContentMemo
 
+    class Costly:  # the approximation, not marked cheap: its counts are kept
+        name = "costly"
+
+        def count(self, text: str) -> int:
+            return TOKENIZER.count(text)
+
     memo = ContentMemo(size=16)
-    counting = memo.tokenizer(TOKENIZER)
+    counting = memo.tokenizer(Costly())
     for _ in range(2):  # the second round reads what the first kept
         for pieces in texts:
             text = "".join(pieces)
@@ -149,7 +155,15 @@ def test_counts_kept_in_a_content_memo_equal_fresh_counts_and_stay_bounded(texts
     assert len(memo) <= 16
 
 
-def test_a_content_memo_does_not_split_a_tokenizer_that_is_not_additive_over_lines():
+def test_a_content_memo_uses_a_cheap_tokenizer_as_it_is():
+    from pruning.content_memo import ContentMemo
+
+    memo = ContentMemo()
+    assert memo.tokenizer(TOKENIZER) is TOKENIZER
+    assert len(memo) == 0
+
+
+def test_a_content_memo_counts_a_long_text_whole():
     from pruning.content_memo import ContentMemo
 
     class Whole:
