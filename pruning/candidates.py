@@ -4,8 +4,9 @@ Two sources here (the third, the scope ladder of the current file, is `pruning.l
 - referenced definitions: names used near the cursor, resolved through the index (or, for the
   current file, through its own tree), rendered as the full body when small, else as a signature
   or a class skeleton limited to the members used;
-- likely next names: imported names this file uses elsewhere (most used first), counted as uses
-  FILE_USE_DISTANCE lines away, for the line being written that does not show its names yet.
+- likely next names: names this file imports and uses nowhere yet, then imported names it uses
+  elsewhere (most used first), counted as uses FILE_USE_DISTANCE lines away, for the line being
+  written that does not show its names yet.
 
 Value model (documented because the packer trusts it): a referenced definition is worth
   use weight (call 1.0 > type 0.9 > attribute 0.8 > identifier 0.6)
@@ -38,6 +39,7 @@ FULL_BODY_MAX_LINES = 12
 MAX_NAMES = 20
 MAX_FILE_NAMES = 8  # names imported and used elsewhere in the file, beyond those near the cursor
 FILE_USE_DISTANCE = 60  # how far a use elsewhere in the file counts as, for proximity
+UNUSED_IMPORT_DISTANCE = 6  # how far an imported name not used yet counts as (it is about to be)
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 
@@ -163,7 +165,8 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str],
         if ranked is None:
             ranked = derived.setdefault(key, _most_used_imports(tags, tagged, modules))
     return [NameUse(name=name, kind="identifier" if not owner else "call", line=line,
-                    distance=FILE_USE_DISTANCE, owner=owner) for name, owner in ranked]
+                    distance=FILE_USE_DISTANCE if uses else UNUSED_IMPORT_DISTANCE, owner=owner)
+            for name, owner, uses in ranked]
 
 
 def prepare_file_uses(lookup: IndexLookup) -> None:
@@ -174,9 +177,12 @@ def prepare_file_uses(lookup: IndexLookup) -> None:
         file_uses(lookup, tagged, lookup.module_aliases(), [])
 
 
-def _most_used_imports(tags, source: bytes, modules: dict[str, str]) -> list[tuple[str, str]]:
-    """(name, module alias or "") pairs by use count in the file (`tags`' offsets into `source`)."""
-    bound = {local for imp in tags.imports for local in imp.local_names} - set(modules)
+def _most_used_imports(tags, source: bytes, modules: dict[str, str]) -> list[tuple[str, str, int]]:
+    """(name, module alias or "", uses) for the names imported and not used anywhere in the file yet,
+    in import order (a name imported but not yet used is what a new line is most likely to use),
+    then those used, by use count (`tags`' offsets into `source`)."""
+    imported = [local for imp in tags.imports for local in imp.local_names if local not in modules]
+    bound = set(imported)
     counts: dict[tuple[str, str], int] = {}
     refs = tags.references
     name_starts = refs.name_starts() if hasattr(refs, "name_starts") else ((r.name, r.byte) for r in refs)
@@ -192,7 +198,9 @@ def _most_used_imports(tags, source: bytes, modules: dict[str, str]) -> list[tup
         else:
             continue
         counts[pair] = counts.get(pair, 0) + 1
-    return [pair for pair, _ in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_FILE_NAMES]]
+    unused = [(name, "", 0) for name in dict.fromkeys(imported) if (name, "") not in counts]
+    used = [(*pair, n) for pair, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
+    return (unused + used)[:MAX_FILE_NAMES]
 
 
 def local_definitions(root: object, syntax: Syntax, source: bytes) -> dict[str, list[object]]:

@@ -311,6 +311,25 @@ def test_imported_names_used_elsewhere_are_offered_for_a_new_line(tmp_path):
     assert ("app/log.py", "logger") in {(s.path, s.symbol) for s in parts.snippets}
 
 
+def test_an_imported_name_used_nowhere_yet_is_offered_in_an_empty_body(tmp_path):
+    """`from util import compute` and an empty function body: the one thing the file imports is
+    the likeliest next name, even far below the imports, and the context depends on its file (a
+    new signature invalidates)."""
+    filler = "".join(f"\n\ndef helper_{i}(x):\n    return x + {i}\n" for i in range(30))
+    index = write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/util.py": "def compute(n: int) -> int:\n    return n * 2\n",
+        "pkg/main.py": "from .util import compute\n" + filler + "\n\ndef answer():\n    \n",
+    })
+    path = str(tmp_path / "pkg/main.py")
+    text = (tmp_path / "pkg/main.py").read_text()
+    index.did_open(path, text, "python")
+    parts = build_context(path, text, len(text) - 1, index=index, workspace_root=str(tmp_path))
+    compute = next(s for s in parts.snippets if s.symbol == "compute")
+    assert compute.path == "pkg/util.py" and "def compute(n: int) -> int:" in compute.text
+    assert "pkg/util.py" in dict(parts.depends_on)
+
+
 def test_a_lagging_tree_still_sees_the_names_typed_since_its_last_parse(tmp_path):
     """Where the index lets a slow-to-reparse buffer's tree lag (the server does), the names
     typed since the last parse are read from the text: the context is the one-shot context."""
