@@ -66,6 +66,7 @@ class SymbolGraph:
         self._unresolved_dirty = False
         self._symbol_count = 0
         self.change_serial = 0  # bumped by every change: an entry set or removed, a Go module declared
+        self.layout_serial = 0  # bumped when the files, their packages or the Go modules change
 
     # ---- updates
 
@@ -83,6 +84,8 @@ class SymbolGraph:
             if old is not None:
                 self._resolve_fresh()  # so that `marked` names every importer
             in_place = old is not None and old.package == tags.package and old.language == tags.language
+            if not in_place:
+                self.layout_serial += 1
             if in_place:
                 self._update_entries(entry, previous)
             else:
@@ -103,6 +106,7 @@ class SymbolGraph:
             if previous is None:
                 return FileUpdate(path, False, "")
             self.change_serial += 1
+            self.layout_serial += 1
             old = previous.tags
             self._fresh.discard(path)  # it has no tags to resolve any more
             self._resolve_fresh()
@@ -121,6 +125,7 @@ class SymbolGraph:
             self._modules.go_modules[module_path] = directory
             self._unresolved_dirty = True
             self.change_serial += 1
+            self.layout_serial += 1
 
     def resolve_pending(self) -> None:
         """Resolve now what the next query would resolve first: the imports of files added since
@@ -303,13 +308,18 @@ class SymbolGraph:
             self._refresh()
             return set(self._importers.get(path, ()))
 
-    def definitions_of(self, name: str, from_path: str) -> list[tuple[str, Definition]]:
-        """Where `name` is defined, as seen from `from_path` (order in the module docstring)."""
+    def definitions_of(self, name: str, from_path: str,
+                       consulted: set[str] | None = None) -> list[tuple[str, Definition]]:
+        """Where `name` is defined, as seen from `from_path` (order in the module docstring).
+        `consulted`, when given, receives every file whose entry the answer read (beside the set
+        of files, which it also depends on)."""
         with self._lock:
             self._refresh()
             out: dict[tuple[str, int], tuple[str, Definition]] = {}
 
             def add_from(path: str, wanted: str) -> bool:
+                if consulted is not None:
+                    consulted.add(path)
                 entry = self._entries.get(path)
                 found = entry.definitions_named(wanted) if entry is not None else None
                 if not found:

@@ -5,8 +5,10 @@ a read-only path -> `FileEntry` table copied from the graph when the snapshot is
 for after a change (copy-on-write: the table is new, an unchanged file's entry is the same
 object in both versions). Values derived from one file live on its entry (indexer/entry.py);
 values derived from the snapshot as a whole (cross-file answers, and consumers' values that
-depend on the set of files, in `derived`) live on the snapshot and die with it. Nothing is
-remembered across versions, so there is no invalidation rule to get wrong.
+depend on the set of files, in `derived`) live on the snapshot and die with it, with one
+exception: a `definitions_of` answer the previous version was asked for moves to the next one
+when nothing it read changed (`_carried`), so typing in a buffer does not ask the graph again
+for every name near the cursor at every keystroke.
 
 Invariants:
 - `version` and `entries` never change after construction; two snapshots with equal versions
@@ -16,6 +18,11 @@ Invariants:
   snapshot after each, so on the thread that edits (the server's event loop) every answer is
   the graph's at the snapshot's version; a scan on another thread may move the graph on while
   a completion runs, and its answers are then those of the newer version (`stale` says so).
+- A carried `definitions_of(name, from_path)` answer equals the graph's at the new version: the
+  set of files and modules is the same (`SymbolGraph.layout_serial`), every file the answer read
+  (`consulted`) other than `from_path` keeps its entry object, no other changed file defines
+  `name`, and a changed `from_path` keeps its imports and language (its own definitions, which
+  come first in the answer, are then read again from its new entry).
 """
 
 from __future__ import annotations
@@ -36,18 +43,24 @@ ReadBytes = Callable[[str], "bytes | None"]
 
 class IndexSnapshot:
     def __init__(self, graph: SymbolGraph | None = None, read_bytes: ReadBytes | None = None,
-                 root: str | None = None) -> None:
+                 root: str | None = None, previous: IndexSnapshot | None = None) -> None:
         if graph is None:
-            self.version, table = 0, {}
+            self.version, self.layout, table = 0, 0, {}
         else:
             with graph._lock:
-                self.version, table = graph.change_serial, graph.entries()
+                self.version, self.layout, table = graph.change_serial, graph.layout_serial, graph.entries()
         self.entries: Mapping[str, FileEntry] = MappingProxyType(table)
         self.root = root
         self._graph = graph
         self._read_bytes = read_bytes
         self._lock = threading.Lock()
         self._answers: dict[tuple, Any] = {}
+        # definitions_of answers: (name, from_path) -> (answer, files read), asked or carried here;
+        # `_asked` names those asked of this version (only they move on to the next)
+        self._definitions: dict[tuple[str, str], tuple[list, frozenset[str]]] = {}
+        self._asked: set[tuple[str, str]] = set()
+        if previous is not None and graph is not None and previous._graph is graph and previous.layout == self.layout:
+            self._definitions = _carried(previous, table)
         self.derived: dict[tuple, Any] = {}  # consumers' values derived from this version alone
 
     @property
@@ -80,8 +93,18 @@ class IndexSnapshot:
 
     def definitions_of(self, name: str, from_path: str) -> list[tuple[str, Definition]]:
         """`SymbolGraph.definitions_of` at this version (see the module docstring)."""
-        return self._ask(("definitions_of", name, from_path),
-                         lambda g: g.definitions_of(name, from_path), self._local_definitions(name, from_path))
+        key = (name, from_path)
+        with self._lock:
+            self._asked.add(key)
+            kept = self._definitions.get(key)
+        if kept is not None:
+            return kept[0]
+        if self._graph is None:
+            return _own_definitions(self.entries.get(from_path), from_path, name)
+        consulted: set[str] = set()
+        answer = self._graph.definitions_of(name, from_path, consulted)
+        with self._lock:
+            return self._definitions.setdefault(key, (answer, frozenset(consulted)))[0]
 
     def imports_of(self, path: str) -> tuple[str, ...]:
         return self._ask(("imports_of", path), lambda g: tuple(g.imports_of(path)), ())
@@ -99,6 +122,33 @@ class IndexSnapshot:
         with self._lock:
             return self._answers.setdefault(key, answer)
 
-    def _local_definitions(self, name: str, from_path: str) -> list[tuple[str, Definition]]:
-        entry = self.entries.get(from_path)
-        return [(from_path, d) for d in entry.definitions_named(name)] if entry is not None else []
+
+
+def _own_definitions(entry: FileEntry | None, path: str, name: str) -> list[tuple[str, Definition]]:
+    return [(path, d) for d in entry.definitions_named(name)] if entry is not None else []
+
+
+def _carried(previous: IndexSnapshot, table: dict[str, FileEntry]) -> dict[tuple[str, str], tuple[list, frozenset[str]]]:
+    """The `definitions_of` answers asked of `previous` that hold in the version of `table` (the
+    same set of files; see the module docstring)."""
+    before = previous.entries
+    with previous._lock:
+        answers = {key: previous._definitions[key] for key in previous._asked if key in previous._definitions}
+    # changed file -> whether the answers asked from it may keep their cross-file part
+    changed = {path: _same_imports(before.get(path), entry) for path, entry in table.items() if before.get(path) is not entry}
+    if not changed:
+        return answers
+    carried = {}
+    for (name, from_path), (answer, consulted) in answers.items():
+        if any(not same if path == from_path else path in consulted or table[path].definitions_named(name)
+               for path, same in changed.items()):
+            continue
+        if from_path in changed:
+            answer = _own_definitions(table[from_path], from_path, name) + [
+                found for found in answer if found[0] != from_path]
+        carried[(name, from_path)] = (answer, consulted)
+    return carried
+
+
+def _same_imports(old: FileEntry | None, new: FileEntry) -> bool:
+    return old is not None and old.tags.imports == new.tags.imports and old.tags.language == new.tags.language

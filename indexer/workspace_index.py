@@ -236,7 +236,7 @@ class WorkspaceIndex(DiskSide):
         snapshot = self._published
         if snapshot.version != self._graph.change_serial or snapshot.stale:
             with self._lock:
-                snapshot = self._published = IndexSnapshot(self._graph, self._read_bytes)
+                snapshot = self._published = IndexSnapshot(self._graph, self._read_bytes, previous=snapshot)
         return snapshot
 
     def snapshot_for(self, path: str, max_lag_s: float | None = None) -> IndexSnapshot:
