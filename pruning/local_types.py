@@ -42,16 +42,16 @@ def local_types(scopes: list[Scope], source: bytes, language: str,
 
 def _add_declarations(node: object, source: bytes, language: str, types: dict[str, tuple[str, ...]],
                       memo: ContentMemo | None = None) -> None:
-    """Add the (name, types) declarations under `node` that `types` lacks, in document order."""
-    if memo is None:
-        found = _declarations(node, source, language)
-    else:
-        found = tuple(
-            declaration for piece in _pieces(node)
-            for declaration in memo.value(("declarations", language, piece.type, node_text(piece, source)),  # type: ignore[attr-defined]
-                                          lambda piece=piece: _declarations(piece, source, language)))
-    for name, names in found:
-        types.setdefault(name, names)
+    """Add the (name, types) declarations under `node` that `types` lacks, in document order,
+    piece by piece (kept in `memo`, when there is one, by each piece's text)."""
+    for piece in _pieces(node):
+        if memo is None:
+            found = _declarations(piece, source, language)
+        else:
+            key = ("declarations", language, piece.type, node_text(piece, source))  # type: ignore[attr-defined]
+            found = memo.value(key, lambda: _declarations(piece, source, language))
+        for name, names in found:
+            types.setdefault(name, names)
 
 
 def _pieces(node: object) -> list:
