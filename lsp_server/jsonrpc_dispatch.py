@@ -8,7 +8,10 @@ frame and answers, without calling any handler:
 - -32600 for a request (it has an id) to a method LSP defines as a notification;
 - -32002 for any request before `initialize`; -32600 for a second `initialize` and for any request
   after `shutdown` was received (notifications then are dropped, except `exit`, as LSP says).
-Everything else reaches pygls's `handle_message` typed exactly as pygls would type it. A
+Everything else reaches pygls's request or notification handler (`_handle_request`,
+`_handle_notification`, each in its own context as pygls's `handle_message` runs them) typed
+exactly as pygls would type it; the kind is known from the envelope, so no runtime Protocol check
+is paid per message. A
 notification that fails its checks is dropped and logged; problems are logged through a
 `ProblemLog` (one line per kind, rate-limited, no traceback, no `window/showMessage`) and counted
 in `arbor/stats` as `protocol_*` counters.
@@ -16,6 +19,7 @@ in `arbor/stats` as `protocol_*` counters.
 
 from __future__ import annotations
 
+import contextvars
 import json
 import logging
 import re
@@ -108,7 +112,11 @@ class CheckedDispatch:
             self._initialize_seen = True
         elif is_request and method == types.SHUTDOWN:
             self._shutdown_requested = True
-        self.handle_message(message)  # type: ignore[attr-defined]
+        context = contextvars.copy_context()
+        if is_request:
+            context.run(self._handle_request, message.id, method, message.params)  # type: ignore[attr-defined]
+        else:
+            context.run(self._handle_notification, method, message.params)  # type: ignore[attr-defined]
 
     def _check_lifecycle(self, method: str, is_request: bool) -> None:
         if method == types.EXIT and not is_request:

@@ -43,7 +43,6 @@ class ApproxTokenizer:
     """Regex approximation of a code BPE: words cost ceil(len/4), every other piece costs 1."""
 
     name = "approx"
-    cheap = True  # a count (two C-level regex passes) costs less than looking one up
 
     def count(self, text: str) -> int:
         return _approx_count(text)

@@ -140,7 +140,7 @@ def test_counts_are_additive_over_lines(pieces):
 def test_counts_kept_in_a_content_memo_equal_fresh_counts_and_stay_bounded(texts):
     from pruning.content_memo import ContentMemo
 
-    class Costly:  # the approximation, not marked cheap: its counts are kept
+    class Costly:  # the approximation under another name
         name = "costly"
 
         def count(self, text: str) -> int:
@@ -155,12 +155,16 @@ def test_counts_kept_in_a_content_memo_equal_fresh_counts_and_stay_bounded(texts
     assert len(memo) <= 16
 
 
-def test_a_content_memo_uses_a_cheap_tokenizer_as_it_is():
+def test_a_content_memo_keeps_long_texts_by_digest_not_by_text():
     from pruning.content_memo import ContentMemo
 
     memo = ContentMemo()
-    assert memo.tokenizer(TOKENIZER) is TOKENIZER
-    assert len(memo) == 0
+    counting = memo.tokenizer(TOKENIZER)
+    long_text = "value = compute(alpha, beta)\n" * 100
+    assert counting.count(long_text) == TOKENIZER.count(long_text)
+    assert counting.count(long_text + "x") == TOKENIZER.count(long_text + "x")
+    assert counting.count(long_text) == TOKENIZER.count(long_text)
+    assert (memo.hits, memo.misses) == (1, 2)
 
 
 def test_a_content_memo_counts_a_long_text_whole():
