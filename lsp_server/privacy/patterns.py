@@ -139,15 +139,23 @@ def _group_span(m: re.Match[str], group: int) -> tuple[int, int]:
     return next(m.span(g) for g in range(1, len(m.groups()) + 1) if m.group(g) is not None)
 
 
+# every literal a rule starts from: a text holding none of them (most lines) holds no secret
+_ANY_LITERAL = re.compile("|".join(re.escape(literal) for literal in sorted(
+    {literal for *_, literals in _TOKEN_RULES for literal in literals} | {"://"}, key=len, reverse=True)))
+_ANY_WORD = re.compile("|".join(_CREDENTIAL_WORDS + _NAME_WORDS))  # searched in the lower-cased text
+
+
 def find_secrets(text: str) -> list[tuple[str, int, int]]:
     """(kind, start, end) of every secret in `text` (spans may overlap)."""
+    lowered = text.lower()
+    if _ANY_LITERAL.search(text) is None and _ANY_WORD.search(lowered) is None:
+        return []
     found: list[tuple[str, int, int]] = []
     for kind, pattern, group, literals in _TOKEN_RULES:
         for _, at in _occurrences(text, literals):
             m = pattern.match(text, at)
             if m:
                 found.append((kind, *_group_span(m, group)))
-    lowered = text.lower()
     if len(lowered) != len(text):  # a few non-ASCII letters lower-case to two code points
         lowered = text.translate(_ASCII_LOWER)
     found.extend(_anchored(text, lowered))
