@@ -6,9 +6,11 @@ for after a change (copy-on-write: the table is new, an unchanged file's entry i
 object in both versions). Values derived from one file live on its entry (indexer/entry.py);
 values derived from the snapshot as a whole (cross-file answers, and consumers' values that
 depend on the set of files, in `derived`) live on the snapshot and die with it, with one
-exception: a `definitions_of` answer the previous version was asked for moves to the next one
-when nothing it read changed (`_carried`), so typing in a buffer does not ask the graph again
-for every name near the cursor at every keystroke.
+exception each: a `definitions_of` answer the previous version was asked for moves to the next
+one when nothing it read changed (`_carried`), and so does a value of one file that reads only
+its imports and the set of files (`imports_of`, `import_value`), so typing in a buffer does not
+ask the graph again for every name near the cursor, nor resolve the file's imports again, at
+every keystroke.
 
 Invariants:
 - `version` and `entries` never change after construction; two snapshots with equal versions
@@ -23,6 +25,8 @@ Invariants:
   (`consulted`) other than `from_path` keeps its entry object, no other changed file defines
   `name`, and a changed `from_path` keeps its imports and language (its own definitions, which
   come first in the answer, are then read again from its new entry).
+- A carried `imports_of(path)` or `import_value(kind, path, make)` equals a recomputation: the
+  set of files and modules is the same and `path`'s entry keeps its imports and language.
 """
 
 from __future__ import annotations
@@ -59,8 +63,11 @@ class IndexSnapshot:
         # `_asked` names those asked of this version (only they move on to the next)
         self._definitions: dict[tuple[str, str], tuple[list, frozenset[str]]] = {}
         self._asked: set[tuple[str, str]] = set()
+        # values of one file that read only its imports and the layout: (kind, path) -> value
+        self._import_values: dict[tuple[str, str], Any] = {}
         if previous is not None and graph is not None and previous._graph is graph and previous.layout == self.layout:
             self._definitions = _carried(previous, table)
+            self._import_values = _carried_import_values(previous, table)
         self.derived: dict[tuple, Any] = {}  # consumers' values derived from this version alone
 
     @property
@@ -107,7 +114,21 @@ class IndexSnapshot:
             return self._definitions.setdefault(key, (answer, frozenset(consulted)))[0]
 
     def imports_of(self, path: str) -> tuple[str, ...]:
-        return self._ask(("imports_of", path), lambda g: tuple(g.imports_of(path)), ())
+        """The files `path` imports, at this version."""
+        if self._graph is None:
+            return ()
+        return self.import_value("imports_of", path, lambda: tuple(self._graph.imports_of(path)))
+
+    def import_value(self, kind: str, path: str, make: Callable[[], Any]) -> Any:
+        """`make()` kept for (`kind`, `path`): a value that reads nothing but `path`'s imports and
+        language, `imports_of` and which files exist (see the module docstring)."""
+        key = (kind, path)
+        with self._lock:
+            if key in self._import_values:
+                return self._import_values[key]
+        value = make()
+        with self._lock:
+            return self._import_values.setdefault(key, value)
 
     def out_edges(self, path: str) -> dict[str, float]:
         return self._ask(("out_edges", path), lambda g: g.out_edges(path), {})
@@ -121,7 +142,6 @@ class IndexSnapshot:
         answer = ask(self._graph)
         with self._lock:
             return self._answers.setdefault(key, answer)
-
 
 
 def _own_definitions(entry: FileEntry | None, path: str, name: str) -> list[tuple[str, Definition]]:
@@ -148,6 +168,17 @@ def _carried(previous: IndexSnapshot, table: dict[str, FileEntry]) -> dict[tuple
                 found for found in answer if found[0] != from_path]
         carried[(name, from_path)] = (answer, consulted)
     return carried
+
+
+def _carried_import_values(previous: IndexSnapshot, table: dict[str, FileEntry]) -> dict[tuple[str, str], Any]:
+    """The `import_value`s of `previous` whose file keeps its imports and language in `table`
+    (the same set of files)."""
+    before = previous.entries
+    with previous._lock:
+        values = dict(previous._import_values)
+    return {key: value for key, value in values.items()
+            if (entry := table.get(key[1])) is not None
+            and (before.get(key[1]) is entry or _same_imports(before.get(key[1]), entry))}
 
 
 def _same_imports(old: FileEntry | None, new: FileEntry) -> bool:

@@ -91,11 +91,7 @@ class IndexLookup:
         entry = snapshot.entry(self.path) if snapshot is not None else None
         if entry is None:
             return {}
-        key = ("aliases", self.path)
-        aliases = snapshot.derived.get(key)
-        if aliases is None:
-            aliases = snapshot.derived.setdefault(key, self._module_aliases(entry.tags))
-        return aliases
+        return snapshot.import_value("module_aliases", self.path, lambda: self._module_aliases(entry.tags))
 
     def _module_aliases(self, tags) -> dict[str, str]:
         aliases: dict[str, str] = {}

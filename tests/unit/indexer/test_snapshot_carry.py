@@ -1,4 +1,4 @@
-"""`definitions_of` answers carried from one snapshot to the next (indexer/snapshot.py).
+"""`definitions_of` and `imports_of` answers carried from one snapshot to the next (indexer/snapshot.py).
 
 Every answer a snapshot gives equals the graph's own answer at that version; an answer is asked
 of the graph again only when something it read changed."""
@@ -126,4 +126,21 @@ def test_random_edits_of_both_files_keep_every_answer_equal_to_the_graphs(worksp
         removed = min(len(text) - at, rng.choice([0, 0, 1, 5]))
         edit(index, paths[name], texts, name, at, removed, rng.choice(pieces))
         for path in paths.values():
-            assert answers(index.snapshot_for(path), path) == fresh(index, path)
+            snapshot = index.snapshot_for(path)
+            assert answers(snapshot, path) == fresh(index, path)
+            assert snapshot.imports_of(path) == tuple(index.graph.imports_of(path))
+
+
+def test_a_files_imports_are_resolved_again_only_when_its_imports_change(workspace):
+    index, paths, texts = workspace
+    draw, shapes = paths["draw.py"], paths["shapes.py"]
+    resolved = []
+    ask = index.graph.imports_of
+    index.graph.imports_of = lambda path: resolved.append(path) or ask(path)
+    assert index.snapshot_for(draw).imports_of(draw) == (shapes,)
+    edit(index, draw, texts, "draw.py", texts["draw.py"].index("return Circle()"), 0, "x = 1\n    ")
+    assert index.snapshot_for(draw).imports_of(draw) == (shapes,)
+    assert resolved == [draw]  # the body edit kept the answer
+    edit(index, draw, texts, "draw.py", 0, len("from shapes import Circle, radius"), "import os")
+    assert index.snapshot_for(draw).imports_of(draw) == ()
+    assert resolved == [draw, draw]
