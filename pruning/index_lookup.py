@@ -5,11 +5,11 @@ the value model weighs), which files this file imports and how closely it uses e
 local names are bound to modules, and the rendering of another file's definition.
 
 Everything it keeps lives on the snapshot or its entries (indexer/snapshot.py, entry.py) and so
-dies with them: renderings of a definition on its file's entry (`("render", ...)` keys), answers
-that depend on the set of files (tiers, module aliases, chunk trees) on the snapshot
-(`("found", ...)`, `("aliases", ...)`, `("chunk", ...)` keys). Each kept value is a function of
-its key and of the entry or snapshot that holds it, so reading it again or computing it afresh
-gives equal results.
+dies with them: renderings of a definition and the parsed chunks they are drawn from on its
+file's entry (`("renderings",)` and `("chunk_trees",)`, keyed by byte span, form and members),
+answers that depend on the set of files on the snapshot (tiers: `("found", ...)` keys; module
+aliases: `IndexSnapshot.import_value`). Each kept value is a function of its key and of the entry
+or snapshot that holds it, so reading it again or computing it afresh gives equal results.
 """
 
 from __future__ import annotations
@@ -142,17 +142,18 @@ class IndexLookup:
         entry = self.snapshot.entry(found.path) if self.snapshot is not None else None
         if entry is None:
             return None
-        key = ("render", definition.start_byte, definition.end_byte, form, members, limit)  # type: ignore[attr-defined]
-        derived = entry.derived
-        if key in derived:
-            return derived[key]
+        key = (definition.start_byte, definition.end_byte, form, members, limit)  # type: ignore[attr-defined]
+        renderings = entry.derived.setdefault(("renderings",), {})
+        if key in renderings:
+            return renderings[key]
         source = self.snapshot.source(found.path)
         result = None
         if source is not None:
             header = container_header(entry.tags.definitions, definition, source)
-            chunks = self.snapshot.derived.setdefault(("chunk", found.path), {})
+            chunks = entry.derived.setdefault(("chunk_trees",), {})
             result = render_definition(source, entry.language, definition, form, header, members, limit, chunks)
-        if len(derived) >= MAX_RENDERINGS_PER_ENTRY:
-            derived.clear()
-        derived[key] = result
+        if len(renderings) >= MAX_RENDERINGS_PER_ENTRY:
+            renderings.clear()  # only the renderings and their chunks: the entry's other values stay
+            entry.derived.pop(("chunk_trees",), None)
+        renderings[key] = result
         return result
