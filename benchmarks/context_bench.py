@@ -1,39 +1,29 @@
 """Context quality and speed of `pruning.build_context` on code this project did not write.
 
-Workspace: the Python standard library of the running interpreter (site-packages excluded),
-indexed with `indexer.WorkspaceIndex`, so the workspace has well over 1,000 files.
+Quality (the headline): for each language (Python, TypeScript, Go, Rust), two real libraries
+(benchmarks/context/corpora.py), each indexed as its own workspace with `indexer.WorkspaceIndex`.
+In each, --samples lines that use a name another file of the library defines are drawn with a
+fixed seed (benchmarks/context/targets.py says which lines qualify). The cursor is put at the
+start of the line, the line itself is removed (the edited buffer open in the index, as an
+editor's document would be: "unseen_line"), and the context is built for a --budget token budget;
+a name is recalled when a snippet from a defining file shows its definition
+(benchmarks/context/recall.py). The same lines with the line kept as the suffix ("fim") and two
+baselines at the same budget (the FIM windows alone; Jaccard-ranked 20-line windows of the
+library's other files, as RepoCoder and Continue retrieve) are measured in the same run. The
+headline per language is the unseen-line recall and its margin over the best baseline.
+The Python standard library is measured the same way as a secondary corpus (--stdlib-packages).
 
-Quality: in the packages given by --packages, every line whose text references (per the indexer's
-tags) a top-level name defined in another file of the same package, and not defined in the file
-itself, is a candidate; --samples of them are drawn with a fixed seed. A reference counts only
-when it can mean that definition: a bare name must be bound by one of the file's imports (else it
-is a builtin), and `owner.name` only when `owner` is an imported module of that name (`loop.run`
-is a method call, not a use of a top-level `run` elsewhere). For each, the cursor is put
-at the start of that line and the context is built for a --budget token budget. A name counts as
-recalled when a context snippet from a defining file covers the definition's name line or shows
-that line's text (as the class header above a member does).
-Two cursor settings are measured:
-- "fim": the file is cut at the cursor (prefix = text before the line, suffix = the line and what
-  follows), as an editor sends it when the cursor sits at the start of an existing line;
-- "unseen_line": the same with the line itself removed (the edited buffer is opened in the index,
-  as the editor's document would be), so only the code around it can reveal which definitions
-  the line will need.
-Baselines, in the same run, get the same budget split: "prefix_window" (the prefix and suffix
-windows alone) and "jaccard" (windows of 20 lines, stride 10, from the other files of the package,
-ranked by Jaccard similarity of identifier sets with the 20 lines around the cursor, as RepoCoder
-and Continue retrieve, packed in rank order into the snippet share).
-Compression ratio: characters of the files the context took text from (the current file
-included) divided by the characters of the context; the median is reported.
-
-Speed: --requests cursors in a --timing-file of about 2,000 lines, opened as a document in the
-index (its tree is the document's, as in the server); build time per request in milliseconds,
-with P50/P95, excluding the model; also the process CPU time per request ("build_cpu_ms", which
-other processes on a shared machine do not inflate) and the load average at the end. The same
-with a fresh parse of the file on every request is reported separately ("with_parse"). "typing" types a statement at five random lines, one
-keystroke at a time: each keystroke's index flush (the indexer's work on an edit) and the context
-build that follows are timed separately.
+Speed: --requests cursors in a --timing-file of about 2,000 lines of the standard library
+(a workspace of over 1,700 files), opened as a document in the index (its tree is the
+document's, as in the server); build time per request in milliseconds, with P50/P95, excluding
+the model; also the process CPU time per request ("build_cpu_ms") and the load average at the
+end. The same with a fresh parse on every request is reported separately ("with_parse").
+"typing" types a statement at five random lines, one keystroke at a time: each keystroke's index
+flush (the indexer's work on an edit) and the context build that follows are timed separately.
 
 Prints JSON and writes it to --out (default benchmarks/results/context.json).
+
+    python -m benchmarks.context_bench
 """
 
 from __future__ import annotations
@@ -42,52 +32,57 @@ import argparse
 import json
 import os
 import random
-import re
 import statistics
 import sys
 import sysconfig
 import time
 from pathlib import Path
 
+from benchmarks.context import corpora
+from benchmarks.context.recall import JaccardWindows, line_starts, recall
+from benchmarks.context.targets import sample_targets
 from indexer import ScanOptions, WorkspaceIndex
 from indexer.workspace import DEFAULT_EXCLUDE
-from pruning.budget import DEFAULT_TOKENIZER, prefix_window, suffix_window
 from pruning.content_memo import ContentMemo
 from pruning.context import build_context
 
 MEMO = ContentMemo()  # as the server's pipeline keeps one for its lifetime
-WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-TOP_KINDS = ("function", "class", "variable", "constant")
+STDLIB_PACKAGES = "email,asyncio,json,importlib,concurrent/futures,http,xml/etree,logging,unittest,multiprocessing"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
-    parser.add_argument("--packages", default="email,asyncio,json,importlib,concurrent/futures,http,"
-                        "xml/etree,logging,unittest,multiprocessing")
-    parser.add_argument("--samples", type=int, default=400)
+    parser.add_argument("--languages", default=",".join(corpora.LANGUAGES))
+    parser.add_argument("--samples", type=int, default=100, help="target lines per library")
     parser.add_argument("--budget", type=int, default=1024)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--stdlib", default=sysconfig.get_paths()["stdlib"])
+    parser.add_argument("--stdlib-packages", default=STDLIB_PACKAGES, help="'' to skip the standard library")
+    parser.add_argument("--stdlib-samples", type=int, default=400)
     parser.add_argument("--timing-file", default="asyncio/base_events.py")
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "context.json"))
     args = parser.parse_args(argv)
 
+    result: dict = {"budget_tokens": args.budget, "tokenizer": "approx", "samples_per_library": args.samples,
+                    "libraries": {}, "headline": {}}
+    for language in [name for name in args.languages.split(",") if name]:
+        per_library = []
+        for package in corpora.packages(language):
+            print(f"context_bench: {language}: {corpora.name_of(package)}", file=sys.stderr)
+            measured = library_recall(package, args.samples, args.budget, args.seed)
+            result["libraries"][corpora.name_of(package)] = measured
+            per_library.append(measured)
+        result["headline"][language] = headline(per_library)
     stdlib = os.path.realpath(args.stdlib)
-    started = time.perf_counter()
     index = WorkspaceIndex(ScanOptions(exclude=DEFAULT_EXCLUDE + ("**/site-packages/**",)), snapshot=False)
+    started = time.perf_counter()
     report = index.scan([stdlib])
-    graph = index.graph
-    scan_seconds = time.perf_counter() - started
-    result = {
-        "workspace": {"root": "python stdlib " + sys.version.split()[0], "files": report.files,
-                      "symbols": report.symbols, "scan_s": round(scan_seconds, 1)},
-        "budget_tokens": args.budget,
-        "tokenizer": "approx",
-    }
-    packages = [os.path.join(stdlib, p) for p in args.packages.split(",")]
-    samples = sample_lines(index, graph, packages, args.samples, args.seed)
-    result["quality"] = quality(index, samples, stdlib, args.budget)
+    result["stdlib"] = {"root": "python stdlib " + sys.version.split()[0], "files": report.files,
+                        "symbols": report.symbols, "scan_s": round(time.perf_counter() - started, 1)}
+    if args.stdlib_packages:
+        result["stdlib"]["quality"] = stdlib_recall(index, stdlib, args.stdlib_packages.split(","),
+                                                    args.stdlib_samples, args.budget, args.seed)
     result["speed"] = speed(index, os.path.join(stdlib, args.timing_file), args.requests, args.budget, args.seed)
     text = json.dumps(result, indent=2)
     print(text)
@@ -96,175 +91,44 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def sample_lines(index, graph, packages, count, seed):
-    """(path, line number, names, defining locations) for lines using another file's names."""
-    candidates = []
-    for package in packages:
-        files = sorted(p for p in graph.files if p.startswith(package + "/") and p.endswith(".py")
-                       and "/test" not in p[len(package):])
-        top: dict[str, list[tuple[str, int]]] = {}
-        for path in files:
-            for d in graph.tags(path).definitions:
-                if d.container is None and d.kind in TOP_KINDS and len(d.name) > 2 and not d.name.startswith("__"):
-                    top.setdefault(d.name, []).append((path, d.name_line))
-        for path in files:
-            tags = graph.tags(path)
-            source = (index.text(path) or "").encode()
-            own = {d.name for d in tags.definitions}
-            bound, modules = import_bindings(tags)
-            by_line: dict[int, set[str]] = {}
-            for ref in tags.references:
-                where = top.get(ref.name)
-                if ref.name in own or not where or len({p for p, _ in where}) > 3:
-                    continue
-                owner = owner_before(source, ref.byte)
-                if owner is None and ref.name not in bound:
-                    continue  # a bare name that no import binds is a builtin, not the package's
-                if owner is not None and module_stem_of(modules.get(owner, "")) not in {
-                        module_stem(p) for p, _ in where}:
-                    continue  # `obj.name` on a non-module object names a method, not this definition
-                if all(p == path for p, _ in where):
-                    continue
-                by_line.setdefault(ref.line, set()).add(ref.name)
-            import_lines = {imp.line for imp in tags.imports}
-            for line, names in sorted(by_line.items()):
-                if line in import_lines:
-                    continue
-                targets = {n: [w for w in top[n] if w[0] != path] for n in sorted(names)}
-                candidates.append((path, line, targets))
-    random.Random(seed).shuffle(candidates)
-    return candidates[:count]
+def library_recall(package, samples: int, budget: int, seed: int) -> dict:
+    """One library as its own workspace: its target lines and their recall in every mode."""
+    root = os.path.realpath(package.root)
+    index = WorkspaceIndex(ScanOptions(exclude=DEFAULT_EXCLUDE), snapshot=False)
+    try:
+        index.scan([root])
+        indexed = index.graph.files
+        files = [p for p in (os.path.realpath(f) for f in corpora.files_of(package)) if p in indexed]
+        targets = sample_targets(index.graph, files, samples, seed)
+        modes = recall(index, root, package.language, targets, budget, JaccardWindows(index, files), memo=MEMO)
+    finally:
+        index.close()
+    return {"language": package.language, "source": package.source, "files": len(files), **modes}
 
 
-def import_bindings(tags):
-    """Names bound by the file's imports, and local module names -> the module they name."""
-    bound, modules = set(), {}
-    for imp in tags.imports:
-        for original, local in zip(imp.names, imp.local_names):
-            bound.add(local)
-            modules[local] = f"{imp.module}.{original}"
-        if imp.alias:
-            modules[imp.alias] = imp.module
-        elif not imp.names:
-            modules[imp.module.split(".")[0]] = imp.module.split(".")[0]
-    return bound, modules
+def stdlib_recall(index, stdlib: str, packages: list[str], samples: int, budget: int, seed: int) -> dict:
+    """The standard library's packages, each package's names its own (as in the libraries)."""
+    targets, files_by_package = [], []
+    for name in packages:
+        base = os.path.join(stdlib, name) + "/"
+        files = sorted(p for p in index.graph.files if p.startswith(base) and p.endswith(".py")
+                       and "/test" not in p[len(base) - 1:])
+        files_by_package.extend(files)
+        targets.extend(sample_targets(index.graph, files, samples, seed))
+    random.Random(seed).shuffle(targets)
+    return recall(index, stdlib, "python", targets[:samples], budget, JaccardWindows(index, files_by_package), memo=MEMO)
 
 
-def owner_before(source: bytes, byte: int):
-    """For `owner.name` at `byte`, the owner's last identifier; None when not after a dot."""
-    before = source[:byte].rstrip()
-    if not before.endswith(b"."):
-        return None
-    match = re.search(rb"([A-Za-z_][A-Za-z_0-9]*)\s*$", before[:-1])
-    return match.group(1).decode() if match else ""
-
-
-def module_stem_of(dotted: str) -> str:
-    return dotted.rstrip(".").rsplit(".", 1)[-1] if dotted else ""
-
-
-def module_stem(path: str) -> str:
-    directory, _, name = path.rpartition("/")
-    stem = name.rsplit(".", 1)[0]
-    return directory.rpartition("/")[2] if stem == "__init__" else stem
-
-
-def shows(parts, stdlib, index, path, line):
-    """Whether a snippet from `path` covers `line` or contains that line's text (a class header
-    shown above one of its members counts)."""
-    wanted = (index.text(path) or "").split("\n")[line].strip()
-    for snippet in parts.snippets:
-        if os.path.join(stdlib, snippet.path) != path:
-            continue
-        if snippet.start_line - 1 <= line < snippet.end_line or (wanted and wanted in snippet.text):
-            return True
-    return False
-
-
-def quality(index, samples, stdlib, budget):
-    modes = {}
-    for mode in ("fim", "unseen_line"):
-        hits = {"pruned": 0, "prefix_window": 0, "jaccard": 0}
-        names = 0
-        ratios = []
-        snippets_used = []
-        for path, line, targets in samples:
-            text = index.text(path)
-            starts = line_starts(text)
-            offset = starts[line]
-            if mode == "unseen_line":  # the edited buffer is an open document, as in the editor
-                end = starts[line + 1] if line + 1 < len(starts) else len(text)
-                text = text[:offset] + text[end:]
-                index.did_open(path, text, "python")
-            parts = build_context(path, text, offset, language="python", budget_tokens=budget,
-                                  index=index, workspace_root=stdlib)
-            if mode == "unseen_line":
-                index.did_close(path)
-            windows = jaccard_windows(index, path, text, offset, budget)
-            for name, where in targets.items():
-                names += 1
-                if any(shows(parts, stdlib, index, p, n) for p, n in where):
-                    hits["pruned"] += 1
-                if any(p == path for p, _ in where):
-                    hits["prefix_window"] += 1  # never: targets are defined in other files
-                if any((p, n) in windows for p, n in where):
-                    hits["jaccard"] += 1
-            context_chars = len(parts.prefix) + len(parts.suffix) + sum(len(s.text) for s in parts.snippets)
-            involved = {path} | {os.path.join(stdlib, p) for p, _ in parts.depends_on}
-            involved_chars = sum(len(index.text(p) or "") for p in involved if os.path.exists(p))
-            ratios.append(involved_chars / max(1, context_chars))
-            snippets_used.append(len(parts.snippets))
-        recall = {k: round(v / max(1, names), 3) for k, v in hits.items()}
-        modes[mode] = {
-            "lines": len(samples), "names": names, "recall": recall,
-            "margin_over_best_baseline": round(recall["pruned"] - max(recall["prefix_window"], recall["jaccard"]), 3),
-            "median_compression_ratio": round(statistics.median(ratios), 1),
-            "median_snippets": statistics.median(snippets_used),
-        }
-    return modes
-
-
-_WINDOW_CACHE: dict[str, list[tuple[int, int, frozenset[str], str]]] = {}
-
-
-def jaccard_windows(index, path, text, offset, budget, size=20, stride=10):
-    """Lines (path, line) covered by the Jaccard baseline's retrieved windows."""
-    package = os.path.dirname(path)
-    lines = text.split("\n")
-    cursor = text.count("\n", 0, offset)
-    query = set(WORD.findall("\n".join(lines[max(0, cursor - size // 2): cursor + size // 2])))
-    pre = prefix_window(text[:offset], int(budget * 0.45))
-    suf = suffix_window(text[offset:], int(budget * 0.15))
-    left = budget - pre.tokens - suf.tokens
-    scored = []
-    for other in sorted(index.graph.files):
-        if other == path or os.path.dirname(other) != package:
-            continue
-        for start, end, words, chunk in windows_of(index, other, size, stride):
-            union = len(words | query)
-            if union:
-                scored.append((-len(words & query) / union, other, start, end, chunk))
-    scored.sort()
-    covered = set()
-    for _, other, start, end, chunk in scored:
-        cost = DEFAULT_TOKENIZER.count(chunk)
-        if cost > left:
-            continue
-        left -= cost
-        covered.update((other, n) for n in range(start, end))
-    return covered
-
-
-def windows_of(index, path, size, stride):
-    cached = _WINDOW_CACHE.get(path)
-    if cached is None:
-        lines = (index.text(path) or "").split("\n")
-        cached = []
-        for start in range(0, max(1, len(lines) - size + stride), stride):
-            chunk = "\n".join(lines[start:start + size])
-            cached.append((start, min(len(lines), start + size), frozenset(WORD.findall(chunk)), chunk))
-        _WINDOW_CACHE[path] = cached
-    return cached
+def headline(per_library: list[dict]) -> dict:
+    """Unseen-line recall over a language's libraries (names pooled), and its margin."""
+    out = {}
+    for mode in ("unseen_line", "fim"):
+        names = sum(m[mode]["names"] for m in per_library)
+        pooled = {k: round(sum(m[mode]["hits"][k] for m in per_library) / max(1, names), 3)
+                  for k in ("pruned", "prefix_window", "jaccard")}
+        out[mode] = {"names": names, "recall": pooled,
+                     "margin_over_best_baseline": round(pooled["pruned"] - max(pooled["prefix_window"], pooled["jaccard"]), 3)}
+    return out
 
 
 def speed(index, path, requests, budget, seed):
@@ -330,12 +194,6 @@ def summary(values):
             "p95": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2),
             "max": round(ordered[-1], 2)}
 
-
-def line_starts(text):
-    starts = [0]
-    for match in re.finditer("\n", text):
-        starts.append(match.end())
-    return starts
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ Cases (benchmarks/nextline/cases.py): lines of real code from two libraries per 
 (benchmarks/nextline/corpus.py), each masked after its indentation with the rest of the file kept;
 --cases per language, a --crossfile-share of them using a name another file of the package defines.
 Settings (benchmarks/nextline/settings.py): "infile" (index off), "arbor" (arbor's index and
-pruner), "jaccard" (the sliding-window baseline of benchmarks/context_bench.py). The model is the
+pruner), "jaccard" (the sliding-window baseline of benchmarks/context/recall.py). The model is the
 embedded default (in process, quantize as configured by default, no completion cache), greedy,
 single line; the first line after the server's post-processing is scored by exact match and edit
 similarity (points). Differences arbor - infile and arbor - jaccard per language, over all lines

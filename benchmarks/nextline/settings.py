@@ -3,11 +3,11 @@
 - "infile": the server's pipeline with no index (prefix and suffix windows of the file only);
 - "arbor": the server's pipeline over arbor's own index of the package, the masked buffer open in
   it as the editor's document would be (so the index never sees the removed line);
-- "jaccard": the in-file windows plus the RepoCoder-style sliding-window baseline of
-  benchmarks/context_bench.py (`jaccard_windows`: windows of 20 lines, stride 10, from the other
-  files of the same directory, ranked by Jaccard similarity of identifier sets with the 20 lines
-  around the cursor, packed in rank order into the snippet share). Its retrieved lines become one
-  snippet per contiguous run, in path then line order.
+- "jaccard": the in-file windows plus the RepoCoder-style sliding-window baseline the context
+  benchmark measures (`benchmarks.context.recall.JaccardWindows`: windows of 20 lines, stride 10,
+  from the package's other files, ranked by Jaccard similarity of identifier sets with the 20
+  lines around the cursor, packed in rank order into the snippet share). Its retrieved lines
+  become one snippet per contiguous run, in path then line order.
 Each yields the `CompletionRequest` the router is sent (single line, `max_tokens` the same for all).
 """
 
@@ -17,6 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.context.recall import JaccardWindows
 from inference.api import CompletionRequest, ContextSnippet
 from lsp_server.config import Settings
 from lsp_server.pipeline import CompletionPipeline, language_id_for
@@ -38,19 +39,19 @@ class Workspace:
     index: object
     arbor: CompletionPipeline
     infile: CompletionPipeline
+    jaccard: JaccardWindows
 
     @classmethod
     def open(cls, root: Path, settings: Settings) -> "Workspace":
         index = build_index(settings, [str(root)], snapshot=False)
+        files = sorted(index.graph.files)
         return cls(root, settings, index, CompletionPipeline(settings, str(root), index=index),
-                   CompletionPipeline(settings, str(root), index=None))
+                   CompletionPipeline(settings, str(root), index=None), JaccardWindows(index, files))
 
 
 def requests(ws: Workspace, path: Path, masked: Masked, *,
              max_tokens: int) -> dict[str, tuple[CompletionRequest, PromptParts]]:
     """setting -> (request, the parts its prefix and suffix came from)."""
-    from benchmarks.context_bench import jaccard_windows  # the baseline as context_bench defines it
-
     language = language_id_for(str(path))
     budget = ws.settings.context.budget_tokens
     repo = ws.root.name
@@ -60,7 +61,7 @@ def requests(ws: Workspace, path: Path, masked: Masked, *,
     ws.index.did_open(str(path), masked.text, language)
     try:
         parts = ws.arbor.build_context(str(path), masked.text, masked.offset, language=language)
-        covered = jaccard_windows(ws.index, str(path), masked.text, masked.offset, budget)
+        covered = ws.jaccard.covered(str(path), masked.text, masked.offset, budget)
     finally:
         ws.index.did_close(str(path))
     out["arbor"] = (request_from_parts(parts, multiline=False, max_tokens=max_tokens, repo_name=repo), parts)
