@@ -36,8 +36,9 @@ from .scopes import as_scope, name_of, node_text
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 
 FULL_BODY_MAX_LINES = 12
+COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are used near the cursor
 MAX_NAMES = 20
-MAX_FILE_NAMES = 8  # names imported and used elsewhere in the file, beyond those near the cursor
+MAX_FILE_NAMES = 16  # names imported and used elsewhere in the file, beyond those near the cursor
 FILE_USE_DISTANCE = 60  # how far a use elsewhere in the file counts as, for proximity
 UNUSED_IMPORT_DISTANCE = 6  # how far an imported name not used yet counts as (it is about to be)
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
@@ -134,14 +135,15 @@ def _draw_forms(item: Found, lookup: IndexLookup, members: frozenset[str]):
     definition = item.definition
     lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
     return _forms(lambda form, limit: lookup.render(item, form, members or None, limit),
-                  getattr(definition, "kind", "definition"), lines)
+                  getattr(definition, "kind", "definition"), lines, bool(members))
 
 
-def _forms(draw, kind: str, lines: int):
-    """The compact rendering (signature; class header with two members) and the fuller one
-    (whole body when short, else None; skeleton up to 12 members) of a definition of `kind`."""
+def _forms(draw, kind: str, lines: int, wanted_members: bool):
+    """The compact rendering (signature; a class's header alone, or with two of the members used
+    near the cursor when there are some) and the fuller one (whole body when short, else None;
+    skeleton up to 12 members) of a definition of `kind`."""
     if kind in CLASS_KINDS:
-        return draw("skeleton", 2), draw("skeleton", 12)
+        return draw("skeleton", COMPACT_MEMBERS if wanted_members else 0), draw("skeleton", 12)
     return draw("signature", 0), draw("full", 0) if lines <= FULL_BODY_MAX_LINES else None
 
 
@@ -290,7 +292,7 @@ def _use_value(use: NameUse, definition: object) -> float:
 def _render_found(item, members: frozenset[str], value: float, lookup: IndexLookup, root: object,
                   source: bytes, path: str, syntax: Syntax, visible: tuple[int, int], *,
                   upgrade_gain: float = 1.3) -> Piece | None:
-    """A compact rendering (signature; class header with two members) with, when different, a
+    """A compact rendering (signature; class header, with two members used near the cursor) with, when different, a
     fuller one (whole body when short; skeleton up to 12 members) as its upgrade, worth
     `upgrade_gain` times as much (more when the cursor is on a member access of that class)."""
     definition = item.definition
@@ -304,7 +306,7 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
             return render(item.node, source, syntax, form, parents=True, members=members or None, limit=limit)
 
         symbol, kind, where = scope.name, scope.kind, path
-        base, rich = _forms(draw, kind, scope.end_line - scope.start_line + 1)
+        base, rich = _forms(draw, kind, scope.end_line - scope.start_line + 1, bool(members))
     else:
         kind = getattr(definition, "kind", "definition")
         symbol, where = definition.name, item.path  # type: ignore[attr-defined]

@@ -96,12 +96,18 @@ class IndexLookup:
     def _module_aliases(self, tags) -> dict[str, str]:
         aliases: dict[str, str] = {}
         stems = {module_stem(path) for path in self.imported_files()}
+        python = tags.language == "python"
         for imp in tags.imports:
-            module = imp.module.lstrip(".").rsplit(".", 1)[-1]
+            module = _module_name(imp.module)
             if imp.alias:
                 aliases[imp.alias] = module
             elif not imp.names and module:
-                aliases[imp.module.lstrip(".").split(".")[0]] = imp.module.lstrip(".").split(".")[0]
+                if python:  # `import a.b` binds `a`
+                    aliases[imp.module.lstrip(".").split(".")[0]] = imp.module.lstrip(".").split(".")[0]
+                else:  # Go's `import "github.com/spf13/pflag"` binds `pflag`
+                    aliases[module] = module
+            if not python:
+                continue  # elsewhere a named import binds a member (`import { Subject } from './Subject'`)
             for original, local in zip(imp.names, imp.local_names):
                 stem = original.rsplit(".", 1)[-1]
                 if stem in stems or self._relative_module_exists(imp.module, original):
@@ -157,3 +163,13 @@ class IndexLookup:
             entry.derived.pop(("chunk_trees",), None)
         renderings[key] = result
         return result
+
+
+def _module_name(module: str) -> str:
+    """The last part of a module as written: `a.b.c` -> c, `./dir/file.js` -> file,
+    `github.com/spf13/pflag` -> pflag, `crate::ast::visitor` -> visitor."""
+    if "/" in module:
+        return module.rsplit("/", 1)[-1].split(".", 1)[0]
+    if "::" in module:
+        return module.rsplit("::", 1)[-1]
+    return module.lstrip(".").rsplit(".", 1)[-1]

@@ -330,6 +330,60 @@ def test_an_imported_name_used_nowhere_yet_is_offered_in_an_empty_body(tmp_path)
     assert "pkg/util.py" in dict(parts.depends_on)
 
 
+def test_a_typescript_name_imported_from_the_file_it_names_is_offered_as_a_definition(tmp_path):
+    """`import { Subject } from './Subject'` binds the class, not a module (only Python's
+    `from pkg import module` names a module): it is a likely next name like any imported one."""
+    filler = "".join(f"\n\nexport function helper{i}(x: number): number {{\n  return x + {i};\n}}\n" for i in range(30))
+    index = write(tmp_path, {
+        "src/Subject.ts": "export class Subject<T> {\n  next(value: T): void {}\n}\n",
+        "src/share.ts": "import { Subject } from './Subject';\n" + filler + "\n\nexport function share() {\n  \n}\n",
+    })
+    path = str(tmp_path / "src/share.ts")
+    text = (tmp_path / "src/share.ts").read_text()
+    index.did_open(path, text, "typescript")
+    offset = text.rindex("{\n\n}") + 2  # the empty body line (`write` dedents blank lines to nothing)
+    parts = build_context(path, text, offset, language="typescript", index=index, workspace_root=str(tmp_path))
+    assert ("src/Subject.ts", "Subject") in {(s.path, s.symbol) for s in parts.snippets}
+
+
+def test_a_go_package_member_used_elsewhere_in_the_file_is_offered_for_a_new_line(tmp_path):
+    """`import "example.com/app/util"` binds `util`: `util.Join` used further up is a likely
+    next name below."""
+    filler = "".join(f"\n\nfunc helper{i}(x int) int {{\n\treturn x + {i}\n}}\n" for i in range(30))
+    index = write(tmp_path, {
+        "go.mod": "module example.com/app\n",
+        "util/strs.go": "package util\n\nfunc Join(parts []string) string { return \"\" }\n",
+        "app/out.go": ('package app\n\nimport "example.com/app/util"\n\nfunc first() string {\n'
+                       '\treturn util.Join(nil)\n}\n' + filler + "\n\nfunc second() string {\n\t\n}\n"),
+    })
+    path = str(tmp_path / "app/out.go")
+    text = (tmp_path / "app/out.go").read_text()
+    index.did_open(path, text, "go")
+    offset = text.rindex("{\n\n}") + 2
+    parts = build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path))
+    assert ("util/strs.go", "Join") in {(s.path, s.symbol) for s in parts.snippets}
+
+
+def test_a_class_far_from_the_cursor_is_offered_as_its_header_and_upgraded_when_budget_is_left(tmp_path):
+    """A class none of whose members is used near the cursor costs its header line alone; with
+    budget to spare the packer upgrades it to a skeleton of its members."""
+    members = "".join(f"    def method_{i}(self, value: int) -> int:\n        return value + {i}\n\n" for i in range(6))
+    index = write(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/errors.py": "class BadParameter(Exception):\n" + members,
+        "pkg/main.py": "from .errors import BadParameter\n\n\ndef check(value):\n    \n",
+    })
+    path = str(tmp_path / "pkg/main.py")
+    text = (tmp_path / "pkg/main.py").read_text()
+    index.did_open(path, text, "python")
+    shown = {}
+    for budget in (160, 1024):
+        parts = build_context(path, text, len(text) - 1, index=index, workspace_root=str(tmp_path), budget_tokens=budget)
+        shown[budget] = next(s.text for s in parts.snippets if s.symbol == "BadParameter")
+    assert shown[160].startswith("class BadParameter(Exception):") and "method_0" not in shown[160]
+    assert "def method_0(self, value: int) -> int:" in shown[1024]
+
+
 def test_a_lagging_tree_still_sees_the_names_typed_since_its_last_parse(tmp_path):
     """Where the index lets a slow-to-reparse buffer's tree lag (the server does), the names
     typed since the last parse are read from the text: the context is the one-shot context."""
