@@ -26,14 +26,13 @@ import posixpath
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
-from math import sqrt
 
+from indexer.closeness import out_edges
 from indexer.definitions import definition_names
 from indexer.entry import FileEntry
 from indexer.resolve import ModuleIndex, resolve_import, shared_path_length
 from indexer.tags import Definition, FileTags
 
-MAX_DEFINING_FILES = 12  # names defined in more files than this carry no reference edges
 SAME_PACKAGE_LANGS = frozenset({"go", "java"})  # a file sees its directory's definitions without imports
 
 
@@ -374,7 +373,8 @@ class SymbolGraph:
     # ---- closeness
 
     def out_edges(self, path: str) -> dict[str, float]:
-        """Weighted edges from `path` to the files defining what it refers to and what it imports."""
+        """Weighted edges from `path` to the files defining what it refers to and what it imports
+        (indexer/closeness.py)."""
         with self._lock:
             self._refresh()
             return dict(self._edges_from(path))
@@ -386,21 +386,7 @@ class SymbolGraph:
         entry = self._entries.get(path)
         if entry is None:  # not indexed (yet): an open buffer over its budget, a memory document
             return {}
-        edges: dict[str, float] = defaultdict(float)
-        own = set(entry.names)
-        for name, count in self._ref_counts.get(path, {}).items():
-            if name in own:
-                continue
-            defining = self._defs_by_name.get(name)
-            if not defining or len(defining) > MAX_DEFINING_FILES:
-                continue
-            weight = sqrt(count) / len(defining) * (0.1 if len(name) <= 2 else 1.0)
-            for target in defining:
-                if target != path:
-                    edges[target] += weight
-        for targets in self._resolved.get(path, ()):
-            for target in targets:
-                edges[target] += 1.0
-        result = dict(edges)
+        result = out_edges(path, entry.names, self._ref_counts.get(path, {}), self._defs_by_name,
+                           self._resolved.get(path, ()))
         self._out_edges[path] = result
         return result
