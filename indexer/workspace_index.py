@@ -182,12 +182,14 @@ class WorkspaceIndex(DiskSide):
                 path = normalize_path(path)
                 targets = [path] if path in self._pending else []
             for target in targets:
-                self._pending.pop(target, None)
+                since = self._pending.pop(target, None)
                 doc = self._docs.get(target)
                 if doc is None:
                     continue
                 tags = doc.tags()
                 if tags is None:
+                    if not doc.costly and since is not None:  # cut by a budget (a cold first tagging
+                        self._pending[target] = since  # compiles the language's queries): next flush
                     continue
                 reparsed += 1
                 update = self._graph.set_file(target, tags, doc.tagged_source)

@@ -64,3 +64,26 @@ def documents_edit(start: int, end: int, text: str):
     edit = Edit()
     edit.start, edit.end, edit.text = start, end, text
     return edit
+
+
+def test_an_open_buffer_whose_tagging_a_budget_cut_is_indexed_by_a_later_flush(monkeypatch, tmp_path):
+    """A tags update cut by its budget (a large buffer, or the first tagging in a process, which
+    compiles the language's queries) leaves the buffer pending: the next flushes finish it."""
+    from indexer import WorkspaceIndex
+
+    monkeypatch.setattr(documents, "TAG_BUDGET_MS", 20.0)
+    text = "".join(f"def function_{i}(a, b):\n    value = a * {i} + b\n    return helper(value)\n\n"
+                   for i in range(3000))
+    path = str(tmp_path / "big.py")
+    index = WorkspaceIndex(snapshot=False)
+    try:
+        index.did_open(path, text, "python")
+        for _ in range(200):
+            index.flush()
+            entry = index.published.entry(path)
+            if entry is not None:
+                break
+        assert entry is not None and entry.source is not None
+        assert len(entry.tags.definitions) == 3000
+    finally:
+        index.close()
