@@ -56,6 +56,7 @@ class ArborServer(FastStdioMixin, LanguageServer):
         self._loading_task: asyncio.Future[None] | None = None
         self._last_status: dict[str, Any] = {}
         self._busy = 0  # completions being computed
+        self.startup: asyncio.Future | None = None  # the index's start and the pipeline's build, after `initialized`
         self._busy_handle: asyncio.TimerHandle | None = None
 
     # --- settings and the pipeline -----------------------------------------------------------
@@ -236,11 +237,19 @@ def create_server() -> ArborServer:
         ls.apply_settings(params.initialization_options)
 
     @server.feature(types.INITIALIZED)
-    async def initialized(ls: ArborServer, params: types.InitializedParams) -> None:
+    def initialized(ls: ArborServer, params: types.InitializedParams) -> None:
+        # at once, before the next message is handled: a warning any later message causes reaches
+        # the client (an async handler would only start at the loop's next turn)
         log_config.forward_to_client(lambda kind, message: ls.window_log_message(
             types.LogMessageParams(type=types.MessageType(kind), message=message)))
-        await ls.indexing.start()
-        await ls.get_pipeline()
+        ls.startup = asyncio.ensure_future(_start(ls))
+
+    async def _start(ls: ArborServer) -> None:
+        try:
+            await ls.indexing.start()
+            await ls.get_pipeline()
+        except Exception:
+            log.exception("server start-up failed")
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(ls: ArborServer, params: types.DidChangeConfigurationParams) -> None:
