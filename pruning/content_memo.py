@@ -8,8 +8,8 @@ Bounded: at most `size` entries; storing one more drops the least recently used.
 
 The registry has an owner (the server's pipeline holds one for its lifetime and passes it to
 every `build_context`); there is no process-global instance. What it holds:
-- token counts (lines, signatures, rendered snippets): a lookup costs 1-2 us against 6 us for
-  the approximate count of a 40-character line and ~100 us for a 1,000-character snippet;
+- token counts of any text (lines, signatures, rendered snippets), by any tokenizer: a lookup
+  costs less than even the approximate count of a short line;
 - the typed declarations of one piece of a class or function (`local_types`), keyed by the
   language, the piece's node type and its text.
 """
