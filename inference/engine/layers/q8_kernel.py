@@ -1,11 +1,15 @@
-"""An AVX2 int8 x int8 matrix-vector kernel for decode rows, built once per machine on demand.
+"""An AVX2 int8 x int8 matrix kernel for decode and short prefill rows, built once per machine on demand.
 
-`q8_linear(x, q, scale)` computes `x @ (q * scale[:, None]).T` for float32 `x` (rows taken 8 at a
-time against each weight row while it is in L1):
-each row of `x` is quantized on the fly to int8 in blocks of 32 values (one float scale per
-block), and each block's dot product with the weight row is exact integer arithmetic
-(`maddubs` / `madd`), scaled by both scales. It reads one byte per weight, so it runs near
-memory bandwidth where torch's weight-only kernel (bfloat16 activations) is compute-bound.
+`q8_linear(x, q, scale)` computes `x @ (q * scale[:, None]).T` for float32 `x`: each row of `x` is
+quantized on the fly to int8 in blocks of 32 values (one float scale per block), and each
+block's dot product with a weight row is exact integer arithmetic (`maddubs` / `madd`), scaled
+by both scales. Work goes in tiles of 4 weight rows x up to 4 rows of `x`, every accumulator in
+a register, so each weight block loaded is used for every row of `x` and each activation block
+for 4 weight rows; the weights 2 tiles ahead are prefetched. It reads one byte per weight and
+runs near memory bandwidth at 1-2 rows, where torch's weight-only kernel (bfloat16 activations)
+is compute-bound; its time grows with the rows past that, and dequantize + float32 GEMM wins
+from about 96 rows (`quantized_linear.Q8_KERNEL_MAX_ROWS`). Results do not depend on the tiling:
+each output is the same sum in the same order.
 
 `load_q8_kernel()` compiles it with torch's C++ extension builder (needs a C++ compiler and
 ninja; the result is cached by torch under TORCH_EXTENSIONS_DIR, ~/.cache/torch_extensions) and
@@ -26,8 +30,8 @@ SOURCE = r"""
 #include <immintrin.h>
 #include <cmath>
 
-// x [M, K] float32 -> int8 [M, K] and one float scale per 32 values
-static void quantize_rows(const float* x, int64_t M, int64_t K, int8_t* q, float* s) {
+// x [M, K] float32 -> int8 [M, K], |int8| as uint8 [M, K], one float scale per 32 values
+static void quantize_rows(const float* x, int64_t M, int64_t K, int8_t* q, uint8_t* a, float* s) {
   const int64_t B = K / 32;
   for (int64_t m = 0; m < M; ++m) {
     for (int64_t b = 0; b < B; ++b) {
@@ -37,17 +41,13 @@ static void quantize_rows(const float* x, int64_t M, int64_t K, int8_t* q, float
       const float scale = amax / 127.f;
       const float inv = scale > 0.f ? 1.f / scale : 0.f;
       s[m * B + b] = scale;
-      for (int i = 0; i < 32; ++i) q[m * K + b * 32 + i] = (int8_t)std::nearbyint(src[i] * inv);
+      for (int i = 0; i < 32; ++i) {
+        const int8_t v = (int8_t)std::nearbyint(src[i] * inv);
+        q[m * K + b * 32 + i] = v;
+        a[m * K + b * 32 + i] = (uint8_t)(v < 0 ? -v : v);
+      }
     }
   }
-}
-
-static inline __m256 dot32(__m256i w, __m256i x) {
-  const __m256i ax = _mm256_sign_epi8(x, x);
-  const __m256i sw = _mm256_sign_epi8(w, x);
-  const __m256i p16 = _mm256_maddubs_epi16(ax, sw);
-  const __m256i p32 = _mm256_madd_epi16(p16, _mm256_set1_epi16(1));
-  return _mm256_cvtepi32_ps(p32);
 }
 
 static inline float hsum(__m256 v) {
@@ -58,35 +58,76 @@ static inline float hsum(__m256 v) {
   return _mm_cvtss_f32(lo);
 }
 
+// Weight tiles this far ahead are prefetched while one is consumed: a decode step streams every
+// weight from memory once, and the hardware prefetcher alone keeps up with half the bandwidth.
+constexpr int64_t PF = 2;
+
+// NR weight rows x MR activation rows; every accumulator lives in a register
+template <int NR, int MR>
+static inline void tile(const int8_t* W, const float* WS, int64_t n, int64_t K, int64_t B,
+                        const int8_t* XQ, const uint8_t* XA, const float* XS, int64_t m0, float* O, int64_t N) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256 acc[NR][MR];
+  for (int i = 0; i < NR; ++i)
+    for (int j = 0; j < MR; ++j) acc[i][j] = _mm256_setzero_ps();
+  // the tile PF tiles ahead (NR rows, contiguous) is fetched at the rate this one is consumed
+  const char* ahead = (const char*)(W + (n + PF * NR) * K);
+  const char* limit = (const char*)(W + N * K);
+  for (int64_t b = 0; b < B; ++b) {
+    const char* p = ahead + b * 32 * NR;
+    for (int c = 0; c < NR * 32; c += 64)
+      if (p + c < limit) _mm_prefetch(p + c, _MM_HINT_T0);
+    __m256i xv[MR], av[MR];
+    __m256 sv[MR];
+    for (int j = 0; j < MR; ++j) {
+      xv[j] = _mm256_loadu_si256((const __m256i*)(XQ + (m0 + j) * K + b * 32));
+      av[j] = _mm256_loadu_si256((const __m256i*)(XA + (m0 + j) * K + b * 32));
+      sv[j] = _mm256_broadcast_ss(XS + (m0 + j) * B + b);
+    }
+    for (int i = 0; i < NR; ++i) {
+      const __m256i wv = _mm256_loadu_si256((const __m256i*)(W + (n + i) * K + b * 32));
+      for (int j = 0; j < MR; ++j) {
+        const __m256i p16 = _mm256_maddubs_epi16(av[j], _mm256_sign_epi8(wv, xv[j]));
+        const __m256 p = _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, ones));
+        acc[i][j] = _mm256_fmadd_ps(p, sv[j], acc[i][j]);
+      }
+    }
+  }
+  for (int i = 0; i < NR; ++i)
+    for (int j = 0; j < MR; ++j) O[(m0 + j) * N + n + i] = hsum(acc[i][j]) * WS[n + i];
+}
+
+template <int MR>
+static void rows_block(const int8_t* W, const float* WS, int64_t begin, int64_t end, int64_t K, int64_t B,
+                       const int8_t* XQ, const uint8_t* XA, const float* XS, int64_t m0, float* O, int64_t N) {
+  int64_t n = begin;
+  for (; n + 4 <= end; n += 4) tile<4, MR>(W, WS, n, K, B, XQ, XA, XS, m0, O, N);
+  for (; n < end; ++n) tile<1, MR>(W, WS, n, K, B, XQ, XA, XS, m0, O, N);
+}
+
 torch::Tensor q8_linear(torch::Tensor x, torch::Tensor w, torch::Tensor wscale) {
   TORCH_CHECK(x.dim() == 2 && w.dim() == 2 && x.size(1) == w.size(1) && x.size(1) % 32 == 0);
   x = x.contiguous().to(torch::kFloat32);
   const int64_t M = x.size(0), K = x.size(1), N = w.size(0), B = K / 32;
   auto xq = torch::empty({M, K}, torch::kInt8);
+  auto xa = torch::empty({M, K}, torch::kUInt8);
   auto xs = torch::empty({M, B}, torch::kFloat32);
-  quantize_rows(x.data_ptr<float>(), M, K, xq.data_ptr<int8_t>(), xs.data_ptr<float>());
+  quantize_rows(x.data_ptr<float>(), M, K, xq.data_ptr<int8_t>(), xa.data_ptr<uint8_t>(), xs.data_ptr<float>());
   auto out = torch::empty({M, N}, torch::kFloat32);
   const int8_t* W = w.data_ptr<int8_t>();
   const float* WS = wscale.data_ptr<float>();
   const int8_t* XQ = xq.data_ptr<int8_t>();
+  const uint8_t* XA = xa.data_ptr<uint8_t>();
   const float* XS = xs.data_ptr<float>();
   float* O = out.data_ptr<float>();
-  at::parallel_for(0, N, 64, [&](int64_t begin, int64_t end) {
-    for (int64_t n = begin; n < end; ++n) {
-      const int8_t* row = W + n * K;
-      for (int64_t m0 = 0; m0 < M; m0 += 8) {  // rows of x in groups of 8; the weight row stays in L1
-        const int64_t rows = std::min<int64_t>(8, M - m0);
-        __m256 acc[8];
-        for (int64_t m = 0; m < rows; ++m) acc[m] = _mm256_setzero_ps();
-        for (int64_t b = 0; b < B; ++b) {
-          const __m256i wv = _mm256_loadu_si256((const __m256i*)(row + b * 32));
-          for (int64_t m = 0; m < rows; ++m) {
-            const int64_t r = m0 + m;
-            const __m256i xv = _mm256_loadu_si256((const __m256i*)(XQ + r * K + b * 32));
-            acc[m] = _mm256_fmadd_ps(dot32(wv, xv), _mm256_set1_ps(XS[r * B + b]), acc[m]);
-          }
-        }
-        for (int64_t m = 0; m < rows; ++m) O[(m0 + m) * N + n] = hsum(acc[m]) * WS[n];
+  at::parallel_for(0, N / 4, 16, [&](int64_t begin, int64_t end) {
+    const int64_t lo = begin * 4, hi = end * 4 == (N / 4) * 4 ? N : end * 4;
+    for (int64_t m0 = 0; m0 < M; m0 += 4) {  // 4 activation rows at a time against each 4 weight rows
+      switch (std::min<int64_t>(4, M - m0)) {
+        case 4: rows_block<4>(W, WS, lo, hi, K, B, XQ, XA, XS, m0, O, N); break;
+        case 3: rows_block<3>(W, WS, lo, hi, K, B, XQ, XA, XS, m0, O, N); break;
+        case 2: rows_block<2>(W, WS, lo, hi, K, B, XQ, XA, XS, m0, O, N); break;
+        default: rows_block<1>(W, WS, lo, hi, K, B, XQ, XA, XS, m0, O, N); break;
       }
     }
   });

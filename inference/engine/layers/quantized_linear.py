@@ -6,7 +6,7 @@
 
 Activations stay float32 outside these modules. A forward with few rows (decode: one row per
 sequence; short prefill chunks) runs a weight-only kernel: for int8, `q8_kernel` (int8
-activations in blocks of 32) where it was built, else torch's on bfloat16 activations (its float32 path is not vectorised);
+activations in blocks of 32, up to 64 rows) where it was built, else torch's on bfloat16 activations (its float32 path is not vectorised);
 for int4, torch's on bfloat16 activations. A forward with many rows (prefill) dequantizes the weight to float32 and uses the
 float32 GEMM, which is faster there. The dequantized weight is written into one `Scratch`
 buffer shared by all modules of a model (a fresh multi-megabyte tensor per call would be
@@ -24,10 +24,10 @@ import torch.nn.functional as F
 from torch import nn
 
 # Rows at or below which the weight-only kernels beat dequantize + float32 GEMM (see module doc),
-# measured on 2 AVX2 cores: torch's kernels up to 8 rows; the q8 kernel up to 32 (a third to a
-# half of dequantize + GEMM's time at 16-32 rows, about even at 64-128).
+# measured on 2 AVX2 cores: torch's kernels up to 8 rows; the q8 kernel up to 64 (a third of
+# dequantize + GEMM's time at 16 rows, 0.8x at 64, even near 96).
 KERNEL_MAX_ROWS = 8
-Q8_KERNEL_MAX_ROWS = 32
+Q8_KERNEL_MAX_ROWS = 64
 INT4_GROUP_SIZE = 32
 
 
