@@ -165,9 +165,9 @@ class EngineConfig:
       so a request that waits long enough beats every later arrival (aging, no starvation).
     - `quantize`: weight-only quantization of the projections ("auto": the fastest measured safe
       choice on the CPU, none on CUDA; see `model_runner.resolve_quantize`).
-    - Prefill-only requests (warm-ups) compute at most `warmup_chunk_tokens` per step, so a real
-      request arriving meanwhile waits for at most one such chunk (16 tokens of Qwen2.5-Coder-0.5B
-      int8 on 2 cores: about 0.2-0.25 s).
+    - Prefill-only requests (warm-ups) and background requests (speculations) prefill at most
+      `warmup_chunk_tokens` per step, so an interactive request arriving meanwhile waits for at
+      most one such chunk (16 tokens of Qwen2.5-Coder-0.5B int8 on 2 cores: about 0.2 s).
     - `lookup_tokens`: prompt-lookup speculative decoding (see `lookup.py`) for greedy sequences
       without logits processors: each step verifies at most this many draft tokens in all
       (given to decoding sequences in urgency order), so a step computes at most this many rows

@@ -17,7 +17,9 @@ Warm-ups (prefill-only requests) rank below every real request: they are queued 
 first, and one at a time computes at most `warmup_chunk_tokens` per step, only in steps where no
 real request is running or waiting. A real request that arrives preempts the running warm-up
 (its computed full blocks stay in the prefix cache, so it resumes where it was), so it waits for
-one warm-up chunk at most.
+one warm-up chunk at most. A background request (priority above 0: a speculation) also
+prefills at most `warmup_chunk_tokens` per step, so an interactive request that arrives while
+it prefills waits for one such chunk, not for a whole step of `max_batched_tokens`.
 Speculation: a decoding greedy sequence (no logits processors) may get prompt-lookup drafts
 (`lookup.py`): its chunk is then `[last token] + drafts`, computed like a prefill chunk on top of
 its cached keys/values and verified by the engine. Drafts are given in urgency order, at most
@@ -232,7 +234,7 @@ class Scheduler:
                 break
             if seq.status is not SequenceStatus.RUNNING:
                 continue  # preempted earlier in this loop
-            count = min(seq.num_tokens - seq.num_computed_tokens, budget)
+            count = self._chunk(seq, budget)
             decoding = count == seq.num_tokens - seq.num_computed_tokens == 1
             drafts = self._drafts(seq, min(draft_budget, budget - 1)) if decoding else []
             if drafts and self.kv.allocate(seq, 1 + len(drafts)):
@@ -272,7 +274,7 @@ class Scheduler:
             self.num_waiting -= 1
             seq.status = SequenceStatus.RUNNING
             self.running.append(seq)
-            count = min(seq.num_tokens - seq.num_computed_tokens, budget)
+            count = self._chunk(seq, budget)
             scheduled[id(seq)] = ScheduledChunk(seq, seq.num_computed_tokens, count)
             budget -= count
             in_flight |= self.kv.uncomputed_block_hashes(seq)
@@ -280,6 +282,12 @@ class Scheduler:
             heapq.heappush(self.waiting, (seq.sort_key, seq))
         out.chunks = list(scheduled.values())
         return out
+
+    def _chunk(self, seq: Sequence, budget: int) -> int:
+        """Tokens `seq` computes in this step: what it lacks, within `budget`; a background request
+        (priority above interactive: a speculation) prefills at most `warmup_chunk_tokens`."""
+        count = min(seq.num_tokens - seq.num_computed_tokens, budget)
+        return min(count, self.config.warmup_chunk_tokens) if seq.params.priority > 0 else count
 
     def _drafts(self, seq: Sequence, limit: int) -> list[int]:
         """Prompt-lookup drafts for a greedy sequence whose only uncomputed token is its last:

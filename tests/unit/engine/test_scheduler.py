@@ -171,3 +171,14 @@ def test_requests_sharing_a_prefix_that_arrive_together_compute_it_once():
     out = sched.schedule(0.2)
     assert ("b", 16, 2) in plan(out)  # all 4 shared blocks came from the cache
     assert sched.requests["b"].num_prefix_hit_tokens == 16
+
+
+def test_a_background_request_prefills_in_warm_up_chunks_so_an_interactive_one_waits_for_one_chunk():
+    sched = make(num_blocks=32, max_batched_tokens=64, warmup_chunk_tokens=4)
+    sched.add(seq("speculation", 20, priority=10), now_s=0.0)
+    out = sched.schedule(0.0)
+    assert plan(out) == [("speculation", 0, 4)]  # not the whole prompt in one 64-token step
+    run_step(sched, out)
+    sched.add(seq("typed", 12, start=100), now_s=0.1)
+    out = sched.schedule(0.1)
+    assert plan(out) == [("speculation", 4, 4), ("typed", 0, 12)]  # interactive: all it needs at once
