@@ -8,7 +8,7 @@ a register, so each weight block loaded is used for every row of `x` and each ac
 for 4 weight rows; the weights 2 tiles ahead are prefetched. It reads one byte per weight and
 runs near memory bandwidth at 1-2 rows, where torch's weight-only kernel (bfloat16 activations)
 is compute-bound; its time grows with the rows past that, and dequantize + float32 GEMM wins
-from about 96 rows (`quantized_linear.Q8_KERNEL_MAX_ROWS`). Results do not depend on the tiling:
+somewhere between 64 and 128 rows (`quantized_linear.Q8_KERNEL_MAX_ROWS`). Results do not depend on the tiling:
 each output is the same sum in the same order.
 
 `load_q8_kernel()` compiles it with torch's C++ extension builder (needs a C++ compiler and

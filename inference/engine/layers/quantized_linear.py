@@ -25,7 +25,7 @@ from torch import nn
 
 # Rows at or below which the weight-only kernels beat dequantize + float32 GEMM (see module doc),
 # measured on 2 AVX2 cores: torch's kernels up to 8 rows; the q8 kernel up to 64 (a third of
-# dequantize + GEMM's time at 16 rows, 0.8x at 64, even near 96).
+# dequantize + GEMM's time at 16 rows, 0.8-0.95x at 64, 1.2x at 128).
 KERNEL_MAX_ROWS = 8
 Q8_KERNEL_MAX_ROWS = 64
 INT4_GROUP_SIZE = 32
