@@ -120,8 +120,8 @@ torch::Tensor q8_linear(torch::Tensor x, torch::Tensor w, torch::Tensor wscale) 
   const uint8_t* XA = xa.data_ptr<uint8_t>();
   const float* XS = xs.data_ptr<float>();
   float* O = out.data_ptr<float>();
-  at::parallel_for(0, N / 4, 16, [&](int64_t begin, int64_t end) {
-    const int64_t lo = begin * 4, hi = end * 4 == (N / 4) * 4 ? N : end * 4;
+  at::parallel_for(0, (N + 3) / 4, 16, [&](int64_t begin, int64_t end) {  // groups of 4 weight rows
+    const int64_t lo = begin * 4, hi = std::min<int64_t>(end * 4, N);
     for (int64_t m0 = 0; m0 < M; m0 += 4) {  // 4 activation rows at a time against each 4 weight rows
       switch (std::min<int64_t>(4, M - m0)) {
         case 4: rows_block<4>(W, WS, lo, hi, K, B, XQ, XA, XS, m0, O, N); break;

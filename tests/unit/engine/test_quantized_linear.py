@@ -106,4 +106,8 @@ def test_the_avx2_int8_kernel_where_it_builds_computes_x_times_the_dequantized_w
         # a row's result does not depend on the rows computed with it (greedy outputs stay the
         # same whether a token is decoded alone, batched or verified with drafts)
         assert torch.equal(got[-1:], module(x[-1:]))
+    for out_features in (1, 3):  # fewer weight rows than one tile
+        small = Int8Linear(weight(out_features, 64), None, Scratch(), q8)
+        x = torch.randn(2, 64)
+        assert torch.allclose(small(x), x @ small.dequantized().T, rtol=0.05, atol=0.05)
     assert module.q8 is q8 and Int8Linear(weight(48, 40), None, Scratch(), q8).q8 is None  # 40: not blocks of 32
