@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from indexer import parse, syntax_for
 
-from .snippets import RenderedSnippet, render
+from .snippets import RenderedSnippet, member_names, render
 
 
 def render_definition(source: bytes, language: str, definition: object, form: str,
@@ -18,6 +18,33 @@ def render_definition(source: bytes, language: str, definition: object, form: st
                       limit: int = 12, trees: dict | None = None) -> RenderedSnippet | None:
     """Renders one definition of `source` by parsing only its own (dedented) lines. `trees`,
     when given, keeps the parsed chunk per byte span for further renderings of the same text."""
+    cut = _chunk(source, language, definition, trees)
+    if cut is None:
+        return None
+    syntax, chunk, indent, node = cut
+    start_line, end_line = definition.start_line, definition.end_line  # type: ignore[attr-defined]
+    if node is None:
+        lines = chunk.decode("utf-8", "replace").split("\n")[:3]
+        text = "\n".join(lines)
+        return RenderedSnippet(_reindent(text, indent, container_header), start_line, end_line, "full")
+    snippet = render(node, chunk, syntax, form, members=members, limit=limit)
+    return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
+
+
+def definition_member_names(source: bytes, language: str, definition: object,
+                            trees: dict | None = None) -> frozenset[str]:
+    """The names a skeleton of the definition matches `members` against (`snippets.member_names`):
+    rendering with `members & definition_member_names(...)` (None when empty) shows the same."""
+    cut = _chunk(source, language, definition, trees)
+    if cut is None or cut[3] is None:
+        return frozenset()
+    syntax, chunk, _, node = cut
+    return member_names(node, chunk, syntax)
+
+
+def _chunk(source: bytes, language: str, definition: object, trees: dict | None):
+    """(syntax, the definition's dedented lines, their indent, its node in their parse) or None
+    for a language without a grammar; the parse is kept in `trees` per byte span."""
     syntax = syntax_for(language)
     if syntax is None:
         return None
@@ -27,19 +54,12 @@ def render_definition(source: bytes, language: str, definition: object, form: st
     indent = chunk[: len(chunk) - len(chunk.lstrip(b" \t"))]
     if indent:
         chunk = b"\n".join(line[len(indent):] if line.startswith(indent) else line for line in chunk.split(b"\n"))
-    start_line, end_line = definition.start_line, definition.end_line  # type: ignore[attr-defined]
     tree = trees.get((start, end)) if trees is not None else None
     if tree is None:
         tree = parse(syntax.name, chunk)
         if trees is not None:
             trees[(start, end)] = tree
-    node = _definition_node(tree.root_node, syntax)
-    if node is None:
-        lines = chunk.decode("utf-8", "replace").split("\n")[:3]
-        text = "\n".join(lines)
-        return RenderedSnippet(_reindent(text, indent, container_header), start_line, end_line, "full")
-    snippet = render(node, chunk, syntax, form, members=members, limit=limit)
-    return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
+    return syntax, chunk, indent, _definition_node(tree.root_node, syntax)
 
 
 def container_header(definitions, definition: object, source: bytes) -> str:

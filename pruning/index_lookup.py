@@ -6,7 +6,8 @@ local names are bound to modules, and the rendering of another file's definition
 
 Everything it keeps lives on the snapshot or its entries (indexer/snapshot.py, entry.py) and so
 dies with them: renderings of a definition and the parsed chunks they are drawn from on its
-file's entry (`("renderings",)` and `("chunk_trees",)`, keyed by byte span, form and members),
+file's entry (`("renderings",)` and `("chunk_trees",)`, keyed by byte span, form and the members
+a skeleton can show: those among the definition's own member names, `("member_names",)`),
 answers that depend on the set of files on the snapshot (tiers: `("found", ...)` keys; module
 aliases: `IndexSnapshot.import_value`). Each kept value is a function of its key and of the entry
 or snapshot that holds it, so reading it again or computing it afresh gives equal results.
@@ -18,7 +19,7 @@ from typing import NamedTuple
 
 from indexer import IndexSnapshot, language_for_path
 
-from .definition_render import container_header, render_definition
+from .definition_render import container_header, definition_member_names, render_definition
 from .snippets import RenderedSnippet
 
 MAX_RENDERINGS_PER_ENTRY = 512  # forms x member sets of one file's definitions kept on its entry
@@ -45,6 +46,7 @@ class IndexLookup:
         self.path = path
         self._imports: set[str] | None = None
         self._best: float | None = None
+        self._sources: dict[str, bytes | None] = {}  # files read for renderings, during this lookup
 
     @property
     def available(self) -> bool:
@@ -140,6 +142,12 @@ class IndexLookup:
         entry = self.snapshot.entry(path) if self.snapshot is not None else None
         return entry.language if entry is not None else language_for_path(path)
 
+    def _source(self, path: str) -> bytes | None:
+        """`path`'s entry's text, read from disk at most once per lookup (one context)."""
+        if path not in self._sources:
+            self._sources[path] = self.snapshot.source(path)
+        return self._sources[path]
+
     def render(self, found: Found, form: str, members: frozenset[str] | None = None,
                limit: int = 12) -> RenderedSnippet | None:
         """`found` in `form` with its container's header line, from the text its entry was made
@@ -148,21 +156,38 @@ class IndexLookup:
         entry = self.snapshot.entry(found.path) if self.snapshot is not None else None
         if entry is None:
             return None
-        key = (definition.start_byte, definition.end_byte, form, members, limit)  # type: ignore[attr-defined]
+        span = (definition.start_byte, definition.end_byte)  # type: ignore[attr-defined]
+        known_names = entry.derived.setdefault(("member_names",), {})
+        wanted = _wanted(members if form == "skeleton" else None, known_names.get(span))
         renderings = entry.derived.setdefault(("renderings",), {})
+        key = (*span, form, wanted, limit)
         if key in renderings:
             return renderings[key]
-        source = self.snapshot.source(found.path)
+        source = self._source(found.path)
         result = None
         if source is not None:
-            header = container_header(entry.tags.definitions, definition, source)
             chunks = entry.derived.setdefault(("chunk_trees",), {})
-            result = render_definition(source, entry.language, definition, form, header, members, limit, chunks)
+            if wanted is not None and span not in known_names:
+                known_names[span] = definition_member_names(source, entry.language, definition, chunks)
+                wanted = _wanted(wanted, known_names[span])
+                key = (*span, form, wanted, limit)
+                if key in renderings:
+                    return renderings[key]
+            header = container_header(entry.tags.definitions, definition, source)
+            result = render_definition(source, entry.language, definition, form, header, wanted, limit, chunks)
         if len(renderings) >= MAX_RENDERINGS_PER_ENTRY:
             renderings.clear()  # only the renderings and their chunks: the entry's other values stay
             entry.derived.pop(("chunk_trees",), None)
         renderings[key] = result
         return result
+
+
+def _wanted(members: frozenset[str] | None, names: frozenset[str] | None) -> frozenset[str] | None:
+    """The part of `members` a skeleton can show, given the definition's member `names` (None:
+    not known yet); a skeleton with none of them shows the members in order, as with None."""
+    if members is None or names is None:
+        return members
+    return members & names or None
 
 
 def _module_name(module: str) -> str:

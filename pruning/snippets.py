@@ -94,7 +94,7 @@ def skeleton(node: object, source: bytes, syntax: Syntax, members: frozenset[str
     if not syntax.indent_blocks:
         lines[0] += " {"
     class_name = scope.name
-    if members is not None and not any(_member_name(m, syntax, source) in members for m in body.named_children):  # type: ignore[attr-defined]
+    if members is not None and not members & member_names(node, source, syntax):
         members = None  # none of the wanted names is a member here: show the members in order
     shown = 0
     for index, member in enumerate(body.named_children):  # type: ignore[attr-defined]
@@ -121,6 +121,15 @@ def _unwrapped(member: object, syntax: Syntax) -> object:
     while inner.type in syntax.wrappers and inner.named_children:  # type: ignore[attr-defined]
         inner = inner.named_children[-1]  # type: ignore[attr-defined]
     return inner
+
+
+def member_names(node: object, source: bytes, syntax: Syntax) -> frozenset[str]:
+    """The names the members of class-like `node` define: a skeleton's `members` matter only
+    where they are among these (none among them: the members are shown in order)."""
+    body = body_of(node)
+    if body is None:
+        return frozenset()
+    return frozenset(filter(None, (_member_name(m, syntax, source) for m in body.named_children)))  # type: ignore[attr-defined]
 
 
 def _member_name(member: object, syntax: Syntax, source: bytes) -> str:

@@ -1,0 +1,79 @@
+"""`IndexLookup.render`: another file's definition rendered from its entry, kept there per form
+and per the members a skeleton can show."""
+
+from __future__ import annotations
+
+import textwrap
+
+from indexer import WorkspaceIndex
+from pruning.definition_render import render_definition
+from pruning.index_lookup import Found, IndexLookup
+
+CATALOG = '''
+    class Catalog:
+        """Products by SKU."""
+
+        def __init__(self, products=()):
+            self._by_sku = {}
+
+        def register(self, product):
+            self._by_sku[product.sku] = product
+
+        def find_by_sku(self, sku: str):
+            return self._by_sku[sku]
+
+        def remove(self, sku):
+            del self._by_sku[sku]
+    '''
+
+
+def lookup_of_catalog(tmp_path):
+    (tmp_path / "catalog.py").write_text(textwrap.dedent(CATALOG).lstrip("\n"))
+    (tmp_path / "main.py").write_text("from catalog import Catalog\n")
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(tmp_path)])
+    main, catalog = str(tmp_path / "main.py"), str(tmp_path / "catalog.py")
+    snapshot = index.snapshot_for(main)
+    definition = next(d for d in snapshot.entry(catalog).tags.definitions if d.name == "Catalog")
+    return IndexLookup(snapshot, main), Found(catalog, definition, 1), snapshot
+
+
+def test_member_sets_that_differ_only_by_names_the_class_lacks_share_one_rendering(tmp_path):
+    lookup, found, snapshot = lookup_of_catalog(tmp_path)
+    reads = []
+    read = snapshot._read_bytes
+    snapshot._read_bytes = lambda path: reads.append(path) or read(path)
+
+    typed = [frozenset({"register", "fi"}), frozenset({"register", "fin"}), frozenset({"register", "find"})]
+    shown = [lookup.render(found, "skeleton", members, 4) for members in typed]
+    source = read(found.path)
+    entry = snapshot.entry(found.path)
+    for members, snippet in zip(typed, shown):  # the same text as rendering with the raw members
+        assert snippet == render_definition(source, entry.language, found.definition, "skeleton", "", members, 4)
+    assert "def register(self, product)" in shown[0].text and "find_by_sku" not in shown[0].text
+    assert shown[0] is shown[1] is shown[2]
+    assert len(reads) == 1  # the file was read for the first rendering only
+
+
+def test_members_none_of_which_the_class_has_render_as_no_members(tmp_path):
+    lookup, found, _ = lookup_of_catalog(tmp_path)
+    typed = lookup.render(found, "skeleton", frozenset({"sku", "product"}), 12)
+    assert typed is lookup.render(found, "skeleton", None, 12)
+    assert all(name in typed.text for name in ("register", "find_by_sku", "remove"))
+
+
+def test_a_signature_does_not_depend_on_the_members(tmp_path):
+    lookup, found, _ = lookup_of_catalog(tmp_path)
+    assert lookup.render(found, "signature", frozenset({"register"})) is lookup.render(found, "signature", None)
+
+
+def test_one_lookup_reads_a_file_once_for_all_its_definitions(tmp_path):
+    lookup, found, snapshot = lookup_of_catalog(tmp_path)
+    reads = []
+    read = snapshot._read_bytes
+    snapshot._read_bytes = lambda path: reads.append(path) or read(path)
+    methods = [d for d in snapshot.entry(found.path).tags.definitions if d.name in ("register", "remove")]
+    rendered = [lookup.render(Found(found.path, method, 1), "signature") for method in methods]
+    assert [r.text.splitlines()[-1].strip() for r in rendered] == [
+        "def register(self, product): ...", "def remove(self, sku): ..."]
+    assert reads == [found.path]
