@@ -10,9 +10,11 @@ Invariants:
   only the lines it touched are redacted again; a buffer holding "PRIVATE KEY" is redacted whole.
   `_keyed` holds exactly the buffers whose text holds "PRIVATE KEY": a single edit to another
   buffer can only bring it in where the edit wrote, so only there is it looked for.
-- `masked(path, text)` is the redacted text of `text` when `text` is the very string the buffer
-  was last given (identity, not equality), else None: a prompt built from the current buffer
-  reuses the redaction the keystroke already paid for.
+- `masked(path, text)` is `privacy.redact_buffer(text)`, or None when it would cost a whole
+  redaction: the buffer's last redaction when `text` is the very string the buffer was last given,
+  else that redaction with the one edit that turns the buffer into `text` applied and only the
+  lines it touched redacted again (a speculation's prompt is the buffer with a suggestion
+  inserted). A buffer holding "PRIVATE KEY", or an edit that writes it, gets None.
 - Only buffers that hold a secret cost a second copy of their text (`_views`).
 """
 
@@ -78,9 +80,20 @@ class RedactingListener:
 
     def masked(self, path: str, text: str) -> str | None:
         last = self._last.get(path)
-        if last is None or last is not text:
+        if last is None:
             return None
-        return self._views.get(path, text)
+        if last is text:
+            return self._views.get(path, text)
+        if path in self._keyed or not self.privacy.settings.redact_secrets:
+            return None
+        edit = difference(last, text)
+        if edit is None:
+            view = self._views.get(path)
+            return text if view is None else view
+        if _writes_key(text, edit):
+            return None
+        view = self._views.get(path)
+        return _redact_lines(text if view is None else _applied(view, [edit]), text, edit)
 
     def _note_key(self, path: str, holds: bool) -> None:
         if holds:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from hypothesis import given, strategies as st
+
 from lsp_server.positions import TextEdit
 from lsp_server.privacy import Privacy, RedactingListener, redact
 from lsp_server.privacy.listener import difference
@@ -136,9 +138,23 @@ def test_masked_reuses_the_redaction_of_the_very_text_last_given():
     text = f'KEY = "{SECRET}"\n'
     listener.did_open("/w/a.py", text, "python")
     assert listener.masked("/w/a.py", text) == redact(text)
-    assert listener.masked("/w/a.py", "".join(list(text))) is None  # equal but another string
+    assert listener.masked("/w/a.py", "".join(list(text))) == redact(text)  # equal, another string
     assert privacy.redact_text(text, "/w/a.py") == redact(text)
     assert privacy.stats()["promptsRedacted"] == 1
     plain = "x = 1\n"
     listener.did_open("/w/b.py", plain, "python")
     assert listener.masked("/w/b.py", plain) is plain
+
+
+@given(st.lists(st.sampled_from(["x = 1\n", f'KEY = "{SECRET}"\n', "url = 'http://u:pw@h/'\n", "# note\n"]),
+                max_size=6),
+       st.integers(min_value=0, max_value=200),
+       st.sampled_from(["", "y", f'token = "{SECRET}"', "\n", "sk-", '"\nz = 2']))
+def test_masked_of_the_buffer_with_one_edit_equals_its_redaction(lines, at, inserted):
+    listener = RedactingListener(Recorder(), Privacy())
+    text = "".join(lines)
+    listener.did_open("/w/a.py", text, "python")
+    at = min(at, len(text))
+    edited = text[:at] + inserted + text[at:]  # a speculation: the suggestion inserted
+    masked = listener.masked("/w/a.py", edited)
+    assert masked == redact(edited)
