@@ -10,8 +10,13 @@ Everything derived from an entry alone is an attribute computed on first use
 (`functools.cached_property`) or kept in `derived`, and dies with the entry: nothing derived
 from a file outlives the content it was derived from, and no other invalidation rule exists.
 `derived` is keyed by tuples whose first item names the consumer (e.g. pruning's renderings:
-`("render", start_byte, end_byte, form, members, limit)`); its values must be functions of the
-entry and the rest of the key only.
+`("renderings",)`); its values must be functions of the entry and the rest of the key only.
+
+`by_content` is the one exception: a table shared by the successive entries of one open buffer
+(while its language stays; an entry from disk starts its own), for values whose key holds a
+digest of all the bytes they were made from (pruning's parsed definition lines), so a
+re-indexed buffer's unchanged definitions are not parsed again. Its consumers bound its size;
+it dies with the last entry holding it.
 """
 
 from __future__ import annotations
@@ -25,10 +30,14 @@ from indexer.tags import Definition, FileTags
 
 
 class FileEntry:
-    def __init__(self, path: str, tags: FileTags, source: bytes | None = None) -> None:
+    def __init__(self, path: str, tags: FileTags, source: bytes | None = None,
+                 previous: FileEntry | None = None) -> None:
         self.path = path
         self.tags = tags
         self.source = source
+        typed_on = (previous is not None and source is not None and previous.source is not None
+                    and previous.language == tags.language)
+        self.by_content: dict[tuple, Any] = previous.by_content if typed_on else {}
 
     def __repr__(self) -> str:
         return f"FileEntry({self.path!r}, {self.tags.fingerprint[:8]})"

@@ -76,7 +76,7 @@ class SymbolGraph:
             self.change_serial += 1
             previous = self._entries.get(path)
             old = previous.tags if previous is not None else None
-            entry = FileEntry(path, tags, source)
+            entry = FileEntry(path, tags, source, previous)
             if old is not None and old.fingerprint == tags.fingerprint and old.package == tags.package:
                 self._entries[path] = entry  # the same names, but positions may have moved
                 return FileUpdate(path, False, tags.fingerprint)

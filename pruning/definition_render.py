@@ -8,6 +8,8 @@ for the forms `snippets` offers.
 
 from __future__ import annotations
 
+import xxhash
+
 from indexer import parse, syntax_for
 
 from .snippets import RenderedSnippet, member_names, render
@@ -17,7 +19,8 @@ def render_definition(source: bytes, language: str, definition: object, form: st
                       container_header: str = "", members: frozenset[str] | None = None,
                       limit: int = 12, trees: dict | None = None) -> RenderedSnippet | None:
     """Renders one definition of `source` by parsing only its own (dedented) lines. `trees`,
-    when given, keeps the parsed chunk per byte span for further renderings of the same text."""
+    when given, keeps the parsed lines per digest of their bytes for further renderings of the
+    same lines (wherever they now are in the file)."""
     cut = _chunk(source, language, definition, trees)
     if cut is None:
         return None
@@ -44,7 +47,7 @@ def definition_member_names(source: bytes, language: str, definition: object,
 
 def _chunk(source: bytes, language: str, definition: object, trees: dict | None):
     """(syntax, the definition's dedented lines, their indent, its node in their parse) or None
-    for a language without a grammar; the parse is kept in `trees` per byte span."""
+    for a language without a grammar; the parse is kept in `trees` per digest of the lines."""
     syntax = syntax_for(language)
     if syntax is None:
         return None
@@ -54,11 +57,12 @@ def _chunk(source: bytes, language: str, definition: object, trees: dict | None)
     indent = chunk[: len(chunk) - len(chunk.lstrip(b" \t"))]
     if indent:
         chunk = b"\n".join(line[len(indent):] if line.startswith(indent) else line for line in chunk.split(b"\n"))
-    tree = trees.get((start, end)) if trees is not None else None
+    key = (syntax.name, len(chunk), xxhash.xxh3_128_intdigest(chunk))
+    tree = trees.get(key) if trees is not None else None
     if tree is None:
         tree = parse(syntax.name, chunk)
         if trees is not None:
-            trees[(start, end)] = tree
+            trees[key] = tree
     return syntax, chunk, indent, _definition_node(tree.root_node, syntax)
 
 

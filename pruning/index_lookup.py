@@ -5,9 +5,11 @@ the value model weighs), which files this file imports and how closely it uses e
 local names are bound to modules, and the rendering of another file's definition.
 
 Everything it keeps lives on the snapshot or its entries (indexer/snapshot.py, entry.py) and so
-dies with them: renderings of a definition and the parsed chunks they are drawn from on its
-file's entry (`("renderings",)` and `("chunk_trees",)`, keyed by byte span, form and the members
-a skeleton can show: those among the definition's own member names, `("member_names",)`),
+dies with them: renderings of a definition on its file's entry (`("renderings",)`, keyed by byte
+span, form and the members a skeleton can show: those among the definition's own member names,
+`("member_names",)`), and the parsed definition lines they are drawn from in the table the
+file's successive entries share (`FileEntry.by_content`, `("chunk_trees",)`, keyed by a digest
+of the lines, so a re-indexed buffer's unchanged definitions are not parsed again),
 answers that depend on the set of files on the snapshot (tiers: `("found", ...)` keys; module
 aliases: `IndexSnapshot.import_value`). Each kept value is a function of its key and of the entry
 or snapshot that holds it, so reading it again or computing it afresh gives equal results.
@@ -23,6 +25,7 @@ from .definition_render import container_header, definition_member_names, render
 from .snippets import RenderedSnippet
 
 MAX_RENDERINGS_PER_ENTRY = 512  # forms x member sets of one file's definitions kept on its entry
+MAX_CHUNK_TREES_PER_FILE = 256  # parsed definitions kept for a file's successive entries
 
 
 class Found(NamedTuple):
@@ -166,7 +169,7 @@ class IndexLookup:
         source = self._source(found.path)
         result = None
         if source is not None:
-            chunks = entry.derived.setdefault(("chunk_trees",), {})
+            chunks = entry.by_content.setdefault(("chunk_trees",), {})
             if wanted is not None and span not in known_names:
                 known_names[span] = definition_member_names(source, entry.language, definition, chunks)
                 wanted = _wanted(wanted, known_names[span])
@@ -176,8 +179,10 @@ class IndexLookup:
             header = container_header(entry.tags.definitions, definition, source)
             result = render_definition(source, entry.language, definition, form, header, wanted, limit, chunks)
         if len(renderings) >= MAX_RENDERINGS_PER_ENTRY:
-            renderings.clear()  # only the renderings and their chunks: the entry's other values stay
-            entry.derived.pop(("chunk_trees",), None)
+            renderings.clear()  # only the renderings: the entry's other values stay
+        chunks = entry.by_content.get(("chunk_trees",))
+        if chunks is not None and len(chunks) > MAX_CHUNK_TREES_PER_FILE:
+            chunks.clear()
         renderings[key] = result
         return result
 

@@ -4,10 +4,17 @@ and per the members a skeleton can show."""
 from __future__ import annotations
 
 import textwrap
+from typing import NamedTuple
 
 from indexer import WorkspaceIndex
 from pruning.definition_render import render_definition
 from pruning.index_lookup import Found, IndexLookup
+
+class Edit(NamedTuple):
+    start: int
+    end: int
+    text: str
+
 
 CATALOG = '''
     class Catalog:
@@ -77,3 +84,28 @@ def test_one_lookup_reads_a_file_once_for_all_its_definitions(tmp_path):
     assert [r.text.splitlines()[-1].strip() for r in rendered] == [
         "def register(self, product): ...", "def remove(self, sku): ..."]
     assert reads == [found.path]
+
+
+def test_a_re_indexed_buffer_does_not_parse_its_unchanged_definitions_again(tmp_path, monkeypatch):
+    import pruning.definition_render as definition_render
+
+    parsed = []
+    parse = definition_render.parse
+    monkeypatch.setattr(definition_render, "parse", lambda language, chunk: parsed.append(chunk) or parse(language, chunk))
+    path = str(tmp_path / "catalog.py")
+    text = textwrap.dedent(CATALOG).lstrip("\n")
+    index = WorkspaceIndex(snapshot=False)
+    index.did_open(path, text, "python")
+    index.flush()
+
+    def catalog_skeleton():
+        snapshot = index.snapshot_for(path)
+        definition = next(d for d in snapshot.entry(path).tags.definitions if d.name == "Catalog")
+        return IndexLookup(snapshot, path).render(Found(path, definition, 0), "skeleton")
+
+    before = catalog_skeleton()
+    index.did_change(path, [Edit(0, 0, "import os\n\n")], "import os\n\n" + text)  # the class moves down
+    index.flush()
+    after = catalog_skeleton()
+    assert after.text == before.text and after.start_line == before.start_line + 2
+    assert len(parsed) == 1
