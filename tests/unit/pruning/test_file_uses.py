@@ -1,0 +1,56 @@
+"""Likely next names (pruning.file_uses): imported names ranked by their nearest use to the cursor."""
+
+from indexer import WorkspaceIndex
+from pruning.context import build_context
+from pruning.file_uses import MAX_FILE_NAMES, file_uses
+from pruning.index_lookup import IndexLookup
+
+
+def _workspace(tmp_path, files):
+    for name, body in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(body)
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(tmp_path)])
+    return index
+
+
+def _busy_file(far_names: list[str]) -> str:
+    """Imports `far_names` and `nearby`; each far name is used three times at the top, `nearby`
+    once, in the function just above the (empty) function at the end."""
+    head = f"from .util import {', '.join(far_names)}, nearby\n\n\ndef first():\n"
+    head += "".join(f"    {name}(1)\n    {name}(2)\n    {name}(3)\n" for name in far_names)
+    filler = "".join(f"\n\ndef filler_{i}(x):\n    return x + {i}\n" for i in range(30))
+    return head + filler + "\n\ndef sibling():\n    return nearby(0)\n\n\ndef cursor_here():\n    \n"
+
+
+def test_an_import_the_sibling_function_uses_ranks_above_ones_used_often_far_away(tmp_path):
+    """More imported names than are looked up: the one used just above the cursor's function is
+    looked up and offered, though names used more often (at the other end of the file) fill the
+    other places."""
+    far = [f"far_{i:02d}" for i in range(MAX_FILE_NAMES + 4)]
+    util = "".join(f"def {name}(x):\n    return x\n\n\n" for name in far + ["nearby"])
+    index = _workspace(tmp_path, {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/main.py": _busy_file(far)})
+    path = str(tmp_path / "pkg/main.py")
+    text = (tmp_path / "pkg/main.py").read_text()
+    index.did_open(path, text, "python")
+    parts = build_context(path, text, len(text) - 1, index=index, workspace_root=str(tmp_path))
+    assert ("pkg/util.py", "nearby") in {(s.path, s.symbol) for s in parts.snippets}
+    assert "nearby" in {name for name, _ in parts.lookups}
+
+
+def test_file_uses_are_nearest_first_with_their_nearest_uses(tmp_path):
+    far = ["far_a", "far_b"]
+    util = "".join(f"def {name}(x):\n    return x\n\n\n" for name in far + ["nearby"])
+    index = _workspace(tmp_path, {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/main.py": _busy_file(far)})
+    path = str(tmp_path / "pkg/main.py")
+    text = (tmp_path / "pkg/main.py").read_text()
+    index.did_open(path, text, "python")
+    lookup = IndexLookup(index.snapshot_for(path), path)
+    cursor_line = text.count("\n") - 1
+    uses = file_uses(lookup, text.encode(), lookup.module_aliases(), cursor_line)
+    assert uses[0].name == "nearby" and uses[0].distance == 4
+    assert [u.distance for u in uses if u.name == "far_a"] == sorted(u.distance for u in uses if u.name == "far_a")
+    assert len([u for u in uses if u.name == "far_a"]) == 3
+
