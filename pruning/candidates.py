@@ -4,9 +4,10 @@ Two sources here (the third, the scope ladder of the current file, is `pruning.l
 - referenced definitions: names used near the cursor, resolved through the index (or, for the
   current file, through its own tree), rendered as the full body when small, else as a signature
   or a class skeleton limited to the members used;
-- likely next names (`pruning.file_uses`): names this file imports, counted as used where
-  their nearest uses elsewhere in the file are (an imported name used nowhere yet as a use a
-  few lines away), for the line being written that does not show its names yet.
+- likely next names (`pruning.file_uses`): names from other files that this file imports or
+  uses, counted as used where their nearest uses elsewhere in the file are (an imported name
+  used nowhere yet as a use a few lines away), for the line being written that does not show
+  its names yet.
 
 Value model (documented because the packer trusts it): a referenced definition is worth
   use weight (call 1.0 > type 0.9 > attribute 0.8 > identifier 0.6)
@@ -76,7 +77,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         by_name.setdefault(use.name, []).append(use)
     modules = lookup.module_aliases()
     near = set(by_name)
-    for use in file_uses(lookup, source, modules, cursor_line):
+    for use in file_uses(lookup, source, modules, cursor_line, syntax.builtins):
         if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)

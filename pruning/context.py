@@ -3,11 +3,11 @@
 Pure: equal inputs give equal output. Steps:
 1. the FIM windows get their guaranteed shares of the budget (whole lines, cursor line first,
    far bounds on groups of `WINDOW_QUANTUM` lines, so that typing rarely moves them);
-2. the scope ladder, the definitions referenced near the cursor and the likely next names (the
-   names the file imports, `pruning.file_uses`; the enclosing function's own name,
-   `pruning.delegation`) become candidates (`pruning.candidates`), and the packer fills the
-   rest of the budget by value per token, counting each file block's header once (a cut
-   prefix window counts as its whole share);
+2. the scope ladder, the definitions referenced near the cursor and the likely next names
+   (names from other files that the file uses, `pruning.file_uses`; the enclosing function's
+   own name, `pruning.delegation`) become candidates (`pruning.candidates`), and the packer
+   fills the rest of the budget by value per token, counting each file block's header once (a
+   cut prefix window counts as its whole share);
 3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
    tokens, then, once the whole prefix is shown, to the suffix window;
 4. layout is stable-first: other files' snippets ordered by path then line, then this file's own

@@ -1,9 +1,12 @@
-"""Likely next names: the names this file imports, ranked for a line about to be written.
+"""Likely next names: the names from other files this file uses, ranked for a line about to be
+written.
 
-The names: those bound by the file's imports (`from m import name`) and `module.name` with
-`module` imported. A new line tends to use what the code around it uses, so each counts as used
-at the distance of its nearest uses anywhere in the file: a name the sibling function just above
-uses ranks above one used only at the other end of the file. A name imported and used nowhere yet counts as used UNUSED_IMPORT_DISTANCE lines away
+The names: those bound by the file's imports (`from m import name`), `module.name` with `module`
+imported, and names called or used as types that no import binds and the file does not define
+(a Go file sees its package's names without importing them). A new line tends to use what the
+code around it uses, so each counts as used at the distance of its nearest uses anywhere in the
+file: a name the sibling function just above uses ranks above one used only at the other end of
+the file. A name imported and used nowhere yet counts as used UNUSED_IMPORT_DISTANCE lines away
 (a name just imported is about to be used).
 
 Invariants: the per-file table (each name with its use kind and the sorted lines of its uses)
@@ -25,12 +28,16 @@ UNUSED_IMPORT_DISTANCE = 6  # how far an imported name not used yet counts as (i
 USES_PER_NAME = 4  # nearest uses reported per name (the value model counts the nearest four)
 
 
-def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str], cursor_line: int) -> list[NameUse]:
-    """Imported names this file uses elsewhere or not yet (see the module docstring), nearest
-    first, each with its nearest `USES_PER_NAME` uses (an unused one with one use)."""
+def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str], cursor_line: int,
+              builtins: frozenset[str] = frozenset()) -> list[NameUse]:
+    """Names from other files this file uses elsewhere or not yet (see the module docstring),
+    nearest first, each with its nearest `USES_PER_NAME` uses (an unused one with one use);
+    `builtins` are never among them."""
     table = _use_table(lookup, source, modules)
     ranked = []
     for (name, owner), (kind, lines) in table.items():
+        if name in builtins:
+            continue
         if lines:
             near = [(line, line_distance(line, cursor_line)) for line in _nearest(lines, cursor_line)]
         else:
@@ -51,8 +58,8 @@ def prepare_file_uses(lookup: IndexLookup) -> None:
 
 def _use_table(lookup: IndexLookup, source: bytes,
                modules: dict[str, str]) -> dict[tuple[str, str], tuple[str, tuple[int, ...]]]:
-    """(name, module alias or "") -> (use kind, sorted lines of its uses) for every name
-    this file imports (`_use_lines`)."""
+    """(name, module alias or "") -> (use kind, sorted lines of its uses) for every name from
+    other files (`_use_lines`)."""
     if not lookup.available:
         return {}
     tags = lookup.snapshot.tags(lookup.path)
@@ -71,9 +78,12 @@ def _use_table(lookup: IndexLookup, source: bytes,
 
 def _use_lines(tags, source: bytes, modules: dict[str, str]) -> dict[tuple[str, str], tuple[str, tuple[int, ...]]]:
     """The table of `_use_table` from `tags` (offsets into `source`): names bound by an import,
-    in import order (with no lines when unused), then `module.name` pairs in order of first use."""
+    in import order (with no lines when unused), then, in order of first use, `module.name`
+    pairs and the names called or used as types that neither an import binds nor this file
+    defines (a Go file's package names, globals)."""
     imported = [local for imp in tags.imports for local in imp.local_names if local not in modules]
     bound = set(imported)
+    defined = {d.name for d in tags.definitions}
     table: dict[tuple[str, str], tuple[str, list[int]]] = {(name, ""): ("identifier", []) for name in imported}
     refs = tags.references
     rows = refs.rows() if hasattr(refs, "rows") else ((r.name, r.kind, r.line, r.byte) for r in refs)
@@ -86,6 +96,8 @@ def _use_lines(tags, source: bytes, modules: dict[str, str]) -> dict[tuple[str, 
             pair, kind = (name, ""), "identifier"
         elif owner is not None and owner in modules:
             pair, kind = (name, owner), "call"
+        elif owner is None and kind in ("call", "type") and name not in defined:
+            pair = (name, "")
         else:
             continue
         table.setdefault(pair, (kind, []))[1].append(line)

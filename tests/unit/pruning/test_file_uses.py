@@ -54,3 +54,21 @@ def test_file_uses_are_nearest_first_with_their_nearest_uses(tmp_path):
     assert [u.distance for u in uses if u.name == "far_a"] == sorted(u.distance for u in uses if u.name == "far_a")
     assert len([u for u in uses if u.name == "far_a"]) == 3
 
+
+def test_a_go_package_name_used_elsewhere_in_the_file_is_offered_for_a_new_line(tmp_path):
+    """A Go file sees its package's names without importing them: `FlagSet`, defined in a sibling
+    file and used far above, is a likely next name in an empty function below (builtins are not)."""
+    filler = "".join(f"\n\nfunc helper{i}(x int) int {{\n\treturn x + {i}\n}}\n" for i in range(30))
+    index = _workspace(tmp_path, {
+        "go.mod": "module example.com/app\n",
+        "app/flagset.go": "package app\n\ntype FlagSet struct {\n\tname string\n}\n",
+        "app/use.go": ("package app\n\nfunc first() *FlagSet {\n\treturn new(FlagSet)\n}\n" + filler
+                       + "\n\nfunc second() int {\n\t\n}\n"),
+    })
+    path = str(tmp_path / "app/use.go")
+    text = (tmp_path / "app/use.go").read_text()
+    index.did_open(path, text, "go")
+    offset = text.rindex("{\n\t\n}") + 3
+    parts = build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path))
+    assert ("app/flagset.go", "FlagSet") in {(s.path, s.symbol) for s in parts.snippets}
+    assert "new" not in {name for name, _ in parts.lookups}
