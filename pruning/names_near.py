@@ -139,12 +139,17 @@ def _text_uses(source: bytes, span: tuple[int, int], window: tuple[int, int], cu
 
 
 def owner_before(source: bytes, byte: int) -> str | None:
-    """The identifier before the dot in `owner.name` (name at `byte`); None when no dot."""
+    """The identifier before the dot in `owner.name` or the `::` in Rust's `owner::name` (name
+    at `byte`); None when neither precedes the name."""
     position = byte - 1
     while position >= 0 and source[position] in b" \t":
         position -= 1
-    if position < 0 or source[position] != 0x2E:  # "."
+    if position < 0 or source[position] not in b".:":
         return None
+    if source[position] == 0x3A:  # ":" must be the second of "::"
+        if position < 1 or source[position - 1] != 0x3A:
+            return None
+        position -= 1
     end = position
     start = end
     while start > 0 and (chr(source[start - 1]).isalnum() or source[start - 1] == 0x5F):
