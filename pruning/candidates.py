@@ -77,7 +77,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         by_name.setdefault(use.name, []).append(use)
     modules = lookup.module_aliases()
     near = set(by_name)
-    for use in file_uses(lookup, source, modules, cursor_line, syntax.builtins):
+    for use in file_uses(lookup, source, modules, cursor_line, syntax.builtins, uses):
         if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)

@@ -12,8 +12,9 @@ the file. A name imported and used nowhere yet counts as used UNUSED_IMPORT_DIST
 Invariants: the per-file table (each name with its use kind and the sorted lines of its uses)
 depends on the entry's text alone and is kept on the entry; what depends on the cursor (the
 distances and the choice of at most MAX_FILE_NAMES names) is computed per call. Distances follow
-`names_near.line_distance`: lines below the cursor count double. Ties keep the table's order
-(imports in import order, then first use): deterministic.
+`names_near.line_distance`: lines below the cursor count double. Names equally near rank by
+their number of uses counted (up to USES_PER_NAME), then in the table's order (imports in import
+order, then first use): deterministic.
 """
 
 from __future__ import annotations
@@ -29,23 +30,36 @@ USES_PER_NAME = 4  # nearest uses reported per name (the value model counts the 
 
 
 def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str], cursor_line: int,
-              builtins: frozenset[str] = frozenset()) -> list[NameUse]:
+              builtins: frozenset[str] = frozenset(), near: list[NameUse] = ()) -> list[NameUse]:
     """Names from other files this file uses elsewhere or not yet (see the module docstring),
     nearest first, each with its nearest `USES_PER_NAME` uses (an unused one with one use);
-    `builtins` are never among them."""
+    `builtins` are never among them. A use in `near` (the uses near the cursor) also counts as
+    a use of each of these names that spells the same words in another case (`dedup_by` and
+    `DedupBy`, `command` and `Command`): a function's result is often its name as a type."""
     table = _use_table(lookup, source, modules)
+    spellings: dict[str, tuple[int, int]] = {}
+    for use in near:  # nearest first
+        spellings.setdefault(_words(use.name), (use.line, use.distance))
     ranked = []
     for (name, owner), (kind, lines) in table.items():
         if name in builtins:
             continue
         if lines:
-            near = [(line, line_distance(line, cursor_line)) for line in _nearest(lines, cursor_line)]
+            uses = [(line, line_distance(line, cursor_line)) for line in _nearest(lines, cursor_line)]
         else:
-            near = [(cursor_line, UNUSED_IMPORT_DISTANCE)]
-        ranked.append((near[0][1], name, owner, kind, near))
-    ranked.sort(key=lambda item: item[0])  # stable: ties keep the table's order
+            uses = [(cursor_line, UNUSED_IMPORT_DISTANCE)]
+        spelled = spellings.get(_words(name)) if not owner else None
+        if spelled is not None:
+            uses = sorted([spelled, *uses], key=lambda use: use[1])[:USES_PER_NAME]
+        ranked.append((uses[0][1], name, owner, kind, uses))
+    ranked.sort(key=lambda item: (item[0], -len(item[4])))  # stable: ties keep the table's order
     return [NameUse(name=name, kind=kind, line=line, distance=far, owner=owner)
-            for _, name, owner, kind, near in ranked[:MAX_FILE_NAMES] for line, far in near]
+            for _, name, owner, kind, uses in ranked[:MAX_FILE_NAMES] for line, far in uses]
+
+
+def _words(name: str) -> str:
+    """`name` without case and underscores: `dedup_by`, `DedupBy` and `DEDUP_BY` agree."""
+    return name.replace("_", "").lower()
 
 
 def prepare_file_uses(lookup: IndexLookup) -> None:

@@ -72,3 +72,20 @@ def test_a_go_package_name_used_elsewhere_in_the_file_is_offered_for_a_new_line(
     parts = build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path))
     assert ("app/flagset.go", "FlagSet") in {(s.path, s.symbol) for s in parts.snippets}
     assert "new" not in {name for name, _ in parts.lookups}
+
+
+def test_an_import_spelled_like_a_call_near_the_cursor_is_a_likely_next_name(tmp_path):
+    """`adaptors::dedup(self)` below the cursor: `Dedup`, one of many names imported and not used
+    yet, is the type the line being written (the method's header) is likely to name."""
+    types = [f"Type{i:02d}" for i in range(MAX_FILE_NAMES + 4)] + ["Dedup"]
+    adaptors = "".join(f"pub struct {name} {{\n    n: usize,\n}}\n\n" for name in types)
+    adaptors += "pub fn dedup<I>(iter: I) -> Dedup {\n    todo!()\n}\n"
+    lib = (f"mod adaptors;\nuse crate::adaptors::{{{', '.join(types)}}};\n\npub trait Itertools {{\n"
+           "    \n        where Self: Sized,\n    {\n        adaptors::dedup(self)\n    }\n}\n")
+    index = _workspace(tmp_path, {"src/adaptors.rs": adaptors, "src/lib.rs": lib})
+    path = str(tmp_path / "src/lib.rs")
+    text = (tmp_path / "src/lib.rs").read_text()
+    index.did_open(path, text, "rust")
+    parts = build_context(path, text, text.index("    \n") + 4, language="rust", index=index,
+                          workspace_root=str(tmp_path))
+    assert any(s.path == "src/adaptors.rs" and "pub struct Dedup {" in s.text for s in parts.snippets)
