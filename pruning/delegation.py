@@ -4,8 +4,10 @@ A method or function often hands its work to a same-named definition elsewhere: 
 method to the free function or adaptor that implements it (`fn merge(self, other) -> Merge<..> {
 merge(self, other) }`, `intersperse::intersperse(self, element)`), a module-level facade to the
 client's method (`def get(url): return client.get(url)`), an exported wrapper to an internal one.
-So, inside a named function, its name counts as a call DELEGATE_DISTANCE lines away, resolved
-like any other name (the definition being written is never one of its definitions).
+So, inside a named function, its name counts as used DELEGATE_DISTANCE lines away, resolved as
+a plain name is: only to definitions the file's imports reach (a wrapper delegates to what it
+imports; common method names such as `next` or `new` are not looked for workspace-wide), and
+the definition being written is never one of them.
 
 Invariants: only the innermost named function or method counts (an anonymous closure is skipped
 for the function around it); the enclosing definitions themselves are removed from the current
@@ -22,14 +24,14 @@ FUNCTION_KINDS = frozenset({"function", "method"})
 
 
 def delegate_uses(scopes: list[Scope], offset: int, cursor_line: int) -> list[NameUse]:
-    """A call of the innermost named function's own name, when byte `offset` is in its body."""
+    """A use of the innermost named function's own name, when byte `offset` is in its body."""
     for scope in scopes:
         if scope.kind not in FUNCTION_KINDS:
             return []
         if scope.name.isidentifier() and not scope.name.startswith("__"):
             if offset < scope.body_start_byte:
                 return []
-            return [NameUse(name=scope.name, kind="call", line=cursor_line, distance=DELEGATE_DISTANCE)]
+            return [NameUse(name=scope.name, kind="identifier", line=cursor_line, distance=DELEGATE_DISTANCE)]
     return []
 
 

@@ -29,11 +29,22 @@ def test_a_trait_method_body_is_offered_the_same_named_function_it_delegates_to(
     assert ("src/adaptors.rs", "interleave") in {(s.path, s.symbol) for s in parts.snippets}
 
 
-def test_a_python_facade_is_offered_the_method_of_the_same_name(tmp_path):
-    """A module-level `fetch` is about to call `Client.fetch` of another module."""
+def test_a_python_facade_is_offered_the_imported_modules_function_of_the_same_name(tmp_path):
+    """A module-level `fetch` is about to call the `fetch` of the module it imports from."""
     parts = _context(tmp_path, {
         "pkg/__init__.py": "",
-        "pkg/client.py": "class Client:\n    def fetch(self, url: str, timeout: float = 5.0) -> bytes:\n        return b''\n",
-        "pkg/api.py": "import os\n\n\ndef fetch(url):\n    \n",
+        "pkg/transport.py": ("def send(data: bytes) -> None:\n    pass\n\n\n"
+                             "def fetch(url: str, timeout: float = 5.0) -> bytes:\n    return b''\n"),
+        "pkg/api.py": "from .transport import send\n\n\ndef fetch(url):\n    \n",
     }, "pkg/api.py", "python", "def fetch(url):\n    ")
-    assert any(s.path == "pkg/client.py" and "def fetch(self, url: str" in s.text for s in parts.snippets)
+    assert any(s.path == "pkg/transport.py" and "def fetch(url: str" in s.text for s in parts.snippets)
+
+
+def test_a_method_name_is_not_looked_for_in_files_the_module_does_not_import(tmp_path):
+    """`def advance(self)` in a class: the workspace's other `advance` methods are not its delegates."""
+    parts = _context(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/other.py": "class Other:\n    def advance(self) -> int:\n        return 1\n",
+        "pkg/walk.py": "import os\n\n\nclass Walker:\n    def advance(self):\n        \n",
+    }, "pkg/walk.py", "python", "def advance(self):\n        ")
+    assert "pkg/other.py" not in {s.path for s in parts.snippets}
