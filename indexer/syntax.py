@@ -214,7 +214,7 @@ MEMBER_ACCESS_FIELDS = {  # node type of `object.member` -> (object field, membe
     "field_access": ("object", "field"),
     "method_invocation": ("object", "name"),
     "field_expression": ("argument", "field"),
-    "scoped_identifier": ("scope", "name"),
+    "scoped_identifier": ("path", "name"),  # Rust's `module::name` (Java's, in imports, names a package)
 }
 TYPE_CONTEXT_NODES = frozenset({"type", "type_annotation", "generic_type", "type_arguments",
                                 "pointer_type", "qualified_type", "array_type", "slice_type"})

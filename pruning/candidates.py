@@ -4,9 +4,10 @@ Two sources here (the third, the scope ladder of the current file, is `pruning.l
 - referenced definitions: names used near the cursor, resolved through the index (or, for the
   current file, through its own tree), rendered as the full body when small, else as a signature
   or a class skeleton limited to the members used;
-- likely next names: names this file imports and uses nowhere yet, then imported names it uses
-  elsewhere (most used first), counted as uses FILE_USE_DISTANCE lines away, for the line being
-  written that does not show its names yet.
+- likely next names (`pruning.file_uses`): names from other files that this file imports or
+  uses, counted as used where their nearest uses elsewhere in the file are (an imported name
+  used nowhere yet as a use a few lines away), for the line being written that does not show
+  its names yet.
 
 Value model (documented because the packer trusts it): a referenced definition is worth
   use weight (call 1.0 > type 0.9 > attribute 0.8 > identifier 0.6)
@@ -31,16 +32,14 @@ from typing import NamedTuple
 from indexer import Syntax
 
 from .index_lookup import Found, IndexLookup, module_stem
-from .names_near import NameUse, owner_before
+from .file_uses import MAX_FILE_NAMES, file_uses
+from .names_near import NameUse
 from .scopes import as_scope, name_of, node_text
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 
 FULL_BODY_MAX_LINES = 12
 COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are used near the cursor
 MAX_NAMES = 20
-MAX_FILE_NAMES = 16  # names imported and used elsewhere in the file, beyond those near the cursor
-FILE_USE_DISTANCE = 60  # how far a use elsewhere in the file counts as, for proximity
-UNUSED_IMPORT_DISTANCE = 6  # how far an imported name not used yet counts as (it is about to be)
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 
@@ -65,9 +64,10 @@ class Piece(NamedTuple):
 
 def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
                      root: object, source: bytes, path: str, syntax: Syntax,
-                     visible: tuple[int, int]) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
-    """Candidates for the definitions of names used near the cursor (see the value model), and
-    the names looked up with the members used on each (what `warm_references` looks up again)."""
+                     visible: tuple[int, int], cursor_line: int) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
+    """Candidates for the definitions of names used near the cursor (see the value model) and of
+    the file's likely next names (`pruning.file_uses`), and the names looked up with the members
+    used on each (what `warm_references` looks up again)."""
     by_name: dict[str, list[NameUse]] = {}
     for use in uses:
         if not use.name or use.name in syntax.builtins or use.name.startswith("__"):
@@ -76,10 +76,11 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             continue
         by_name.setdefault(use.name, []).append(use)
     modules = lookup.module_aliases()
-    for use in file_uses(lookup, source, modules, uses):
-        if use.name in by_name or len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
+    near = set(by_name)
+    for use in file_uses(lookup, source, modules, cursor_line, syntax.builtins, uses):
+        if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
-        by_name[use.name] = [use]
+        by_name.setdefault(use.name, []).append(use)
     rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0
     values: dict[tuple[str, int], float] = {}
@@ -145,64 +146,6 @@ def _forms(draw, kind: str, lines: int, wanted_members: bool):
     if kind in CLASS_KINDS:
         return draw("skeleton", COMPACT_MEMBERS if wanted_members else 0), draw("skeleton", 12)
     return draw("signature", 0), draw("full", 0) if lines <= FULL_BODY_MAX_LINES else None
-
-
-def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str],
-              near: list[NameUse]) -> list[NameUse]:
-    """Imported names this file uses elsewhere (bound by `from m import name`, or `module.name`
-    with `module` imported), most used first: what a new line is likely to need next."""
-    if not lookup.available:
-        return []
-    tags = lookup.snapshot.tags(lookup.path)
-    if tags is None:
-        return []
-    line = near[0].line if near else 0
-    tagged = lookup.tagged_source()  # the tags' byte offsets point into this text
-    if tagged is None:  # an entry from the file on disk: read its offsets against this text
-        ranked = _most_used_imports(tags, source, modules)
-    else:  # kept on the entry, whose text it is read from
-        derived = lookup.snapshot.entry(lookup.path).derived
-        key = ("most_used_imports", tuple(sorted(modules.items())))
-        ranked = derived.get(key)
-        if ranked is None:
-            ranked = derived.setdefault(key, _most_used_imports(tags, tagged, modules))
-    return [NameUse(name=name, kind="identifier" if not owner else "call", line=line,
-                    distance=FILE_USE_DISTANCE if uses else UNUSED_IMPORT_DISTANCE, owner=owner)
-            for name, owner, uses in ranked]
-
-
-def prepare_file_uses(lookup: IndexLookup) -> None:
-    """Compute `file_uses`' ranking for the file's current entry (it is kept there), so the next
-    completion in it finds it ready; meant to run right after the file was re-indexed."""
-    tagged = lookup.tagged_source()
-    if lookup.available and tagged is not None:  # no text to read the offsets against: nothing to keep
-        file_uses(lookup, tagged, lookup.module_aliases(), [])
-
-
-def _most_used_imports(tags, source: bytes, modules: dict[str, str]) -> list[tuple[str, str, int]]:
-    """(name, module alias or "", uses) for the names imported and not used anywhere in the file yet,
-    in import order (a name imported but not yet used is what a new line is most likely to use),
-    then those used, by use count (`tags`' offsets into `source`)."""
-    imported = [local for imp in tags.imports for local in imp.local_names if local not in modules]
-    bound = set(imported)
-    counts: dict[tuple[str, str], int] = {}
-    refs = tags.references
-    name_starts = refs.name_starts() if hasattr(refs, "name_starts") else ((r.name, r.byte) for r in refs)
-    size = len(source)
-    for name, byte in name_starts:
-        if byte >= size:
-            continue
-        owner = owner_before(source, byte)
-        if owner is None and name in bound:
-            pair = (name, "")
-        elif owner is not None and owner in modules:
-            pair = (name, owner)
-        else:
-            continue
-        counts[pair] = counts.get(pair, 0) + 1
-    unused = [(name, "", 0) for name in dict.fromkeys(imported) if (name, "") not in counts]
-    used = [(*pair, n) for pair, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))]
-    return (unused + used)[:MAX_FILE_NAMES]
 
 
 def local_definitions(root: object, syntax: Syntax, source: bytes) -> dict[str, list[object]]:

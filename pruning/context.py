@@ -3,9 +3,11 @@
 Pure: equal inputs give equal output. Steps:
 1. the FIM windows get their guaranteed shares of the budget (whole lines, cursor line first,
    far bounds on groups of `WINDOW_QUANTUM` lines, so that typing rarely moves them);
-2. the scope ladder and the definitions referenced near the cursor become candidates
-   (`pruning.candidates`), and the packer fills the rest of the budget by value per token,
-   counting each file block's header once (a cut prefix window counts as its whole share);
+2. the scope ladder, the definitions referenced near the cursor and the likely next names
+   (names from other files that the file uses, `pruning.file_uses`; the enclosing function's
+   own name, `pruning.delegation`) become candidates (`pruning.candidates`), and the packer
+   fills the rest of the budget by value per token, counting each file block's header once (a
+   cut prefix window counts as its whole share);
 3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
    tokens, then, once the whole prefix is shown, to the suffix window;
 4. layout is stable-first: other files' snippets ordered by path then line, then this file's own
@@ -23,8 +25,10 @@ import xxhash
 from indexer import LANGUAGES, IndexSnapshot, language_for_path, parse, syntax_for, workspace_id
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
-from .candidates import Piece, local_definitions, prepare_file_uses, reference_pieces, warm_references
+from .candidates import Piece, local_definitions, reference_pieces, warm_references
 from .content_memo import ContentMemo
+from .delegation import delegate_uses, without_enclosing
+from .file_uses import prepare_file_uses
 from .index_lookup import IndexLookup
 from .ladder import ladder_pieces
 from .packing import drop_repeated_headers, headers, layout, layout_key, pack
@@ -101,8 +105,9 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                                  cursor_line=cursor_line, memo=memo)
         lookup = IndexLookup(index.snapshot_for(path) if index is not None else None, path)
         pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
-        referenced, lookups = reference_pieces(uses, lookup, local_definitions(root, syntax, source), root, source,
-                                               path, syntax, visible)
+        likely = sorted(uses + delegate_uses(scopes, byte_offset, cursor_line), key=lambda u: u.distance)
+        local = without_enclosing(local_definitions(root, syntax, source), scopes)
+        referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line)
         pieces += referenced
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         fingerprints = {p.path: lookup.fingerprint(p.path) for p in pieces if not p.current}

@@ -36,11 +36,15 @@ class Found(NamedTuple):
     tier: int  # 0 this file, 1 bound by an import, 2 in an imported file, 3 elsewhere
 
 
+PACKAGE_FILES = frozenset({"__init__", "index", "mod"})  # a file that is its directory's module
+
+
 def module_stem(path: str) -> str:
-    """`a/b/utils.py` -> "utils"; `a/b/__init__.py` -> "b" (what `import` calls that module)."""
+    """`a/b/utils.py` -> "utils"; `a/b/__init__.py`, `a/b/index.ts`, `a/b/mod.rs` -> "b" (what an
+    import calls that module)."""
     directory, _, name = path.rpartition("/")
     stem = name.rsplit(".", 1)[0]
-    return directory.rpartition("/")[2] if stem == "__init__" else stem
+    return directory.rpartition("/")[2] if stem in PACKAGE_FILES else stem
 
 
 class IndexLookup:
@@ -91,7 +95,8 @@ class IndexLookup:
 
     def module_aliases(self) -> dict[str, str]:
         """Local names this file binds to modules -> the module's last dotted part
-        (`from email import utils` -> utils: utils; `import x.y as z` -> z: y)."""
+        (`from email import utils` -> utils: utils; `import x.y as z` -> z: y; Rust's
+        `use crate::size_hint;` and `mod size_hint;` -> size_hint: size_hint)."""
         snapshot = self.snapshot
         entry = snapshot.entry(self.path) if snapshot is not None else None
         if entry is None:
@@ -102,6 +107,9 @@ class IndexLookup:
         aliases: dict[str, str] = {}
         stems = {module_stem(path) for path in self.imported_files()}
         python = tags.language == "python"
+        # Python's `from pkg import module` and Rust's `use crate::module;` can bind a module;
+        # elsewhere a named import binds a member (`import { Subject } from './Subject'`)
+        binds_modules = python or tags.language == "rust"
         for imp in tags.imports:
             module = _module_name(imp.module)
             if imp.alias:
@@ -111,8 +119,8 @@ class IndexLookup:
                     aliases[imp.module.lstrip(".").split(".")[0]] = imp.module.lstrip(".").split(".")[0]
                 else:  # Go's `import "github.com/spf13/pflag"` binds `pflag`
                     aliases[module] = module
-            if not python:
-                continue  # elsewhere a named import binds a member (`import { Subject } from './Subject'`)
+            if not binds_modules:
+                continue
             for original, local in zip(imp.names, imp.local_names):
                 stem = original.rsplit(".", 1)[-1]
                 if stem in stems or self._relative_module_exists(imp.module, original):

@@ -80,7 +80,7 @@ def names_near_cursor(root: object, source: bytes, offset: int, scopes: list[Sco
     for node in nodes.values():
         start = node.start_byte  # type: ignore[attr-defined]
         if not stale[0] <= start < stale[1]:
-            found.append((_distance(node.start_point[0], cursor_line), node_text(node, source), start, node))  # type: ignore[attr-defined]
+            found.append((line_distance(node.start_point[0], cursor_line), node_text(node, source), start, node))  # type: ignore[attr-defined]
     found.sort(key=lambda item: item[0])
     uses: dict[tuple[str, int], NameUse] = {}
     seen: dict[bytes, int] = {}  # uses kept per name
@@ -134,17 +134,22 @@ def _text_uses(source: bytes, span: tuple[int, int], window: tuple[int, int], cu
         after = source[end:end + 8].lstrip(b" \t")
         kind = "call" if after[:1] == b"(" else ("attribute" if owner else "identifier")
         owners = _types_of(owner, types) if owner else ()
-        yield start, match.group(), NameUse(name=name, kind=kind, line=line, distance=_distance(line, cursor_line),
+        yield start, match.group(), NameUse(name=name, kind=kind, line=line, distance=line_distance(line, cursor_line),
                                             owner_types=owners, owner=owner)
 
 
 def owner_before(source: bytes, byte: int) -> str | None:
-    """The identifier before the dot in `owner.name` (name at `byte`); None when no dot."""
+    """The identifier before the dot in `owner.name` or the `::` in Rust's `owner::name` (name
+    at `byte`); None when neither precedes the name."""
     position = byte - 1
     while position >= 0 and source[position] in b" \t":
         position -= 1
-    if position < 0 or source[position] != 0x2E:  # "."
+    if position < 0 or source[position] not in b".:":
         return None
+    if source[position] == 0x3A:  # ":" must be the second of "::"
+        if position < 1 or source[position - 1] != 0x3A:
+            return None
+        position -= 1
     end = position
     start = end
     while start > 0 and (chr(source[start - 1]).isalnum() or source[start - 1] == 0x5F):
@@ -160,7 +165,7 @@ def _classify(node: object, source: bytes, cursor_line: int, types: dict[str, tu
     if parent is None or _is_definition_name(node, parent):
         return None
     line = node.start_point[0]  # type: ignore[attr-defined]
-    distance = _distance(line, cursor_line)
+    distance = line_distance(line, cursor_line)
     kind = "identifier"
     owners: tuple[str, ...] = ()
     owner_name = ""
@@ -184,7 +189,7 @@ def _classify(node: object, source: bytes, cursor_line: int, types: dict[str, tu
     return NameUse(name=name, kind=kind, line=line, distance=distance, owner_types=owners, owner=owner_name)
 
 
-def _distance(line: int, cursor_line: int) -> int:
+def line_distance(line: int, cursor_line: int) -> int:
     """Lines from the cursor line; lines below it count double."""
     return cursor_line - line if line <= cursor_line else (line - cursor_line) * 2
 
