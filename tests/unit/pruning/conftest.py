@@ -1,7 +1,10 @@
 import importlib
+import textwrap
 
 import pytest
 import tree_sitter
+
+from indexer import WorkspaceIndex
 
 _GRAMMARS = {
     "python": ("tree_sitter_python", "language"),
@@ -23,3 +26,19 @@ def parse_source(language: str, source: bytes):
 @pytest.fixture
 def parse():
     return parse_source
+
+
+def _write_workspace(root, files):
+    """Write `files` (name -> dedented text) under `root` and return a scanned index of it."""
+    for name, body in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(body).lstrip("\n"))
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(root)])
+    return index
+
+
+@pytest.fixture
+def write_workspace():
+    return _write_workspace

@@ -5,7 +5,6 @@ import textwrap
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from indexer import WorkspaceIndex
 from pruning.budget import ApproxTokenizer
 from pruning.context import build_context
 
@@ -127,13 +126,13 @@ EXPECTED = {  # (defining file, symbol) that must be in the context
 }
 
 
-def make_workspace(root, language):
-    return write(root, PROJECTS[language])
+def make_workspace(write_workspace, root, language):
+    return write_workspace(root, PROJECTS[language])
 
 
 @pytest.mark.parametrize("language", sorted(PROJECTS))
-def test_referenced_definitions_from_other_files(tmp_path, language):
-    index = make_workspace(tmp_path, language)
+def test_referenced_definitions_from_other_files(tmp_path, language, write_workspace):
+    index = make_workspace(write_workspace, tmp_path, language)
     path = str(tmp_path / CURRENT[language])
     text = (tmp_path / CURRENT[language]).read_text().replace("CURSOR", "")
     offset = text.index("\n", text.index("save(" if language != "go" else "Save(")) + 1
@@ -149,8 +148,8 @@ def test_referenced_definitions_from_other_files(tmp_path, language):
     assert defining <= {p for p, _ in parts.depends_on}
 
 
-def test_python_method_rendered_with_its_class_and_docstring(tmp_path):
-    index = make_workspace(tmp_path, "python")
+def test_python_method_rendered_with_its_class_and_docstring(tmp_path, write_workspace):
+    index = make_workspace(write_workspace, tmp_path, "python")
     path = str(tmp_path / "service.py")
     text = (tmp_path / "service.py").read_text().replace("CURSOR", "")
     offset = text.index("self.repo.save")
@@ -161,8 +160,8 @@ def test_python_method_rendered_with_its_class_and_docstring(tmp_path):
     assert (save.start_line, save.end_line) == (7, 9)
 
 
-def test_layout_is_stable_first(tmp_path):
-    index = make_workspace(tmp_path, "python")
+def test_layout_is_stable_first(tmp_path, write_workspace):
+    index = make_workspace(write_workspace, tmp_path, "python")
     path = str(tmp_path / "service.py")
     text = (tmp_path / "service.py").read_text().replace("CURSOR", "")
     parts = build_context(path, text, text.index("self.repo.save"), index=index, workspace_root=str(tmp_path))
@@ -239,211 +238,3 @@ def test_semantic_key_ignores_whitespace_but_not_tokens():
     other = "def f(a):\n    x = a + 2\n    "
     assert build_context("/w/m.py", spaced, len(spaced)).semantic_key == base
     assert build_context("/w/m.py", other, len(other)).semantic_key != base
-
-
-def write(root, files):
-    for name, body in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(body).lstrip("\n"))
-    index = WorkspaceIndex(snapshot=False)
-    index.scan([str(root)])
-    return index
-
-
-def test_module_qualified_name_resolves_to_that_modules_top_level_definition(tmp_path):
-    index = write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/utils.py": "def quote(text):\n    return text\n",
-        "pkg/other.py": "class Quoter:\n    def quote(self, text):\n        return text\n",
-        "pkg/main.py": "from . import utils\n\n\ndef run(x):\n    return utils.quote(x)\n",
-    })
-    path = str(tmp_path / "pkg/main.py")
-    text = (tmp_path / "pkg/main.py").read_text()
-    parts = build_context(path, text, text.index("return utils"), index=index, workspace_root=str(tmp_path))
-    quotes = [(s.path, s.symbol) for s in parts.snippets if s.symbol == "quote"]
-    assert quotes == [("pkg/utils.py", "quote")]
-
-
-def test_member_access_at_cursor_shows_the_class_members(tmp_path):
-    index = write(tmp_path, {
-        "shop/catalog.py": '''
-            class Catalog:
-                def __init__(self, products=()):
-                    self._by_sku = {}
-
-                def register(self, product):
-                    self._by_sku[product.sku] = product
-
-                def find_by_sku(self, sku: str):
-                    """The product with this SKU."""
-                    return self._by_sku[sku]
-            ''',
-        "shop/checkout.py": '''
-            from .catalog import Catalog
-
-
-            def price(catalog: Catalog, sku):
-                product = catalog.
-            ''',
-    })
-    path = str(tmp_path / "shop/checkout.py")
-    text = (tmp_path / "shop/checkout.py").read_text()
-    offset = text.index("catalog.\n") + len("catalog.")
-    parts = build_context(path, text, offset, index=index, workspace_root=str(tmp_path))
-    catalog = next(s for s in parts.snippets if s.symbol == "Catalog")
-    assert "def find_by_sku(self, sku: str):" in catalog.text
-    assert '"""The product with this SKU."""' in catalog.text
-
-
-def test_imported_names_used_elsewhere_are_offered_for_a_new_line(tmp_path):
-    filler = "".join(f"\n\ndef helper_{i}(x):\n    return x + {i}\n" for i in range(30))
-    index = write(tmp_path, {
-        "app/__init__.py": "",
-        "app/log.py": "import logging\n\nlogger = logging.getLogger('app')\n",
-        "app/work.py": "from .log import logger\n\n\ndef start():\n    logger.info('start')\n" + filler
-                       + "\n\ndef stop():\n    \n",
-    })
-    path = str(tmp_path / "app/work.py")
-    text = (tmp_path / "app/work.py").read_text()
-    index.did_open(path, text, "python")
-    parts = build_context(path, text, len(text) - 1, index=index, workspace_root=str(tmp_path), budget_tokens=512)
-    assert ("app/log.py", "logger") in {(s.path, s.symbol) for s in parts.snippets}
-
-
-def test_an_imported_name_used_nowhere_yet_is_offered_in_an_empty_body(tmp_path):
-    """`from util import compute` and an empty function body: the one thing the file imports is
-    the likeliest next name, even far below the imports, and the context depends on its file (a
-    new signature invalidates)."""
-    filler = "".join(f"\n\ndef helper_{i}(x):\n    return x + {i}\n" for i in range(30))
-    index = write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/util.py": "def compute(n: int) -> int:\n    return n * 2\n",
-        "pkg/main.py": "from .util import compute\n" + filler + "\n\ndef answer():\n    \n",
-    })
-    path = str(tmp_path / "pkg/main.py")
-    text = (tmp_path / "pkg/main.py").read_text()
-    index.did_open(path, text, "python")
-    parts = build_context(path, text, len(text) - 1, index=index, workspace_root=str(tmp_path))
-    compute = next(s for s in parts.snippets if s.symbol == "compute")
-    assert compute.path == "pkg/util.py" and "def compute(n: int) -> int:" in compute.text
-    assert "pkg/util.py" in dict(parts.depends_on)
-
-
-def test_a_typescript_name_imported_from_the_file_it_names_is_offered_as_a_definition(tmp_path):
-    """`import { Subject } from './Subject'` binds the class, not a module (only Python's
-    `from pkg import module` names a module): it is a likely next name like any imported one."""
-    filler = "".join(f"\n\nexport function helper{i}(x: number): number {{\n  return x + {i};\n}}\n" for i in range(30))
-    index = write(tmp_path, {
-        "src/Subject.ts": "export class Subject<T> {\n  next(value: T): void {}\n}\n",
-        "src/share.ts": "import { Subject } from './Subject';\n" + filler + "\n\nexport function share() {\n  \n}\n",
-    })
-    path = str(tmp_path / "src/share.ts")
-    text = (tmp_path / "src/share.ts").read_text()
-    index.did_open(path, text, "typescript")
-    offset = text.rindex("{\n\n}") + 2  # the empty body line (`write` dedents blank lines to nothing)
-    parts = build_context(path, text, offset, language="typescript", index=index, workspace_root=str(tmp_path))
-    assert ("src/Subject.ts", "Subject") in {(s.path, s.symbol) for s in parts.snippets}
-
-
-def test_a_go_package_member_used_elsewhere_in_the_file_is_offered_for_a_new_line(tmp_path):
-    """`import "example.com/app/util"` binds `util`: `util.Join` used further up is a likely
-    next name below."""
-    filler = "".join(f"\n\nfunc helper{i}(x int) int {{\n\treturn x + {i}\n}}\n" for i in range(30))
-    index = write(tmp_path, {
-        "go.mod": "module example.com/app\n",
-        "util/strs.go": "package util\n\nfunc Join(parts []string) string { return \"\" }\n",
-        "app/out.go": ('package app\n\nimport "example.com/app/util"\n\nfunc first() string {\n'
-                       '\treturn util.Join(nil)\n}\n' + filler + "\n\nfunc second() string {\n\t\n}\n"),
-    })
-    path = str(tmp_path / "app/out.go")
-    text = (tmp_path / "app/out.go").read_text()
-    index.did_open(path, text, "go")
-    offset = text.rindex("{\n\n}") + 2
-    parts = build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path))
-    assert ("util/strs.go", "Join") in {(s.path, s.symbol) for s in parts.snippets}
-
-
-def test_a_class_far_from_the_cursor_is_offered_as_its_header_and_upgraded_when_budget_is_left(tmp_path):
-    """A class none of whose members is used near the cursor costs its header line alone; with
-    budget to spare the packer upgrades it to a skeleton of its members."""
-    members = "".join(f"    def method_{i}(self, value: int) -> int:\n        return value + {i}\n\n" for i in range(6))
-    index = write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/errors.py": "class BadParameter(Exception):\n" + members,
-        "pkg/main.py": "from .errors import BadParameter\n\n\ndef check(value):\n    \n",
-    })
-    path = str(tmp_path / "pkg/main.py")
-    text = (tmp_path / "pkg/main.py").read_text()
-    index.did_open(path, text, "python")
-    shown = {}
-    for budget in (160, 1024):
-        parts = build_context(path, text, len(text) - 1, index=index, workspace_root=str(tmp_path), budget_tokens=budget)
-        shown[budget] = next(s.text for s in parts.snippets if s.symbol == "BadParameter")
-    assert shown[160].startswith("class BadParameter(Exception):") and "method_0" not in shown[160]
-    assert "def method_0(self, value: int) -> int:" in shown[1024]
-
-
-def test_a_lagging_tree_still_sees_the_names_typed_since_its_last_parse(tmp_path):
-    """Where the index lets a slow-to-reparse buffer's tree lag (the server does), the names
-    typed since the last parse are read from the text: the context is the one-shot context."""
-    filler = "".join(f"\n\ndef filler_{i}(x):\n    return x + {i}\n" for i in range(20))
-    index = write(tmp_path, {
-        "lib/__init__.py": "",
-        "lib/shapes.py": "class Circle:\n    def area(self, scale: float) -> float:\n        return 3.14 * scale\n",
-        "lib/draw.py": "from .shapes import Circle\n\n\ndef render(n):\n    total = (n\n" + filler,
-    })
-    path = str(tmp_path / "lib/draw.py")
-    text = (tmp_path / "lib/draw.py").read_text()
-    index.did_open(path, text, "python")
-    index.flush()
-    at = text.index("(n\n") + 2
-
-    def edit(start: int, end: int, new: str) -> None:
-        nonlocal text
-        text = text[:start] + new + text[end:]
-        index.did_change(path, [type("Edit", (), {"start": start, "end": end, "text": new})()], text)
-
-    edit(at, at, "2")
-    index.current_tree(path)  # an incremental reparse...
-    index._docs[path].last_parse_ms = 50.0  # ...as slow as one over an unclosed call can be
-    edit(at, at + 1, " + Circle().area(")
-    cursor = at + len(" + Circle().area(")
-    index.pending_lag_s = 1.0
-    lagging = build_context(path, text, cursor, index=index, workspace_root=str(tmp_path))
-    assert index.unparsed(path) == (at, cursor)  # that context was built on the tree as edited
-    index.pending_lag_s = 0.0
-    one_shot = build_context(path, text, cursor, index=index, workspace_root=str(tmp_path))
-    assert index.unparsed(path) is None
-    assert ("lib/shapes.py", "Circle") in {(s.path, s.symbol) for s in one_shot.snippets}
-    assert [(s.path, s.symbol) for s in lagging.snippets] == [(s.path, s.symbol) for s in one_shot.snippets]
-
-
-def test_names_on_unparsed_lines_are_classified_from_the_text():
-    from pruning.names_near import _text_uses
-
-    source = b"    total = self.client.send(request) + len(items)\n"
-    uses = {use.name: use for _, _, use in _text_uses(source, (0, len(source)), (0, len(source)), 0,
-                                                      {"self": ("Client",)})}
-    assert set(uses) == {"total", "client", "send", "request", "len", "items"}  # no self, no keywords
-    assert uses["client"].kind == "attribute" and uses["client"].owner_types == ("Client",)
-    assert uses["send"].kind == "call" and uses["send"].owner == "client"
-    assert uses["len"].kind == "call" and uses["items"].kind == "identifier"
-
-
-@pytest.mark.parametrize(("files", "current", "cursor_after", "expected"), [
-    ({"shapes.py": "class Map:\n    def tile(self, x):\n        return x\n",  # `Map` is no Python builtin
-      "game.py": "from shapes import *\n\n\ndef play():\n    board = Map()\n    return board\n"},
-     "game.py", "board = Map()\n", ("shapes.py", "Map")),
-    ({"go.mod": "module example.com/app\n",  # nor is `List` a Go one
-      "util.go": "package main\n\n// List returns the items.\nfunc List(n int) []int {\n\treturn nil\n}\n",
-      "main.go": "package main\n\nfunc main() {\n\titems := List(3)\n\t_ = items\n}\n"},
-     "main.go", "items := List(3)\n", ("util.go", "List")),
-])
-def test_a_builtin_name_of_another_language_is_still_looked_up(tmp_path, files, current, cursor_after, expected):
-    index = write(tmp_path, files)
-    path = str(tmp_path / current)
-    text = (tmp_path / current).read_text()
-    parts = build_context(path, text, text.index(cursor_after) + len(cursor_after), index=index,
-                          workspace_root=str(tmp_path))
-    assert expected in {(s.path, s.symbol) for s in parts.snippets}, parts.to_json()["snippets"]
