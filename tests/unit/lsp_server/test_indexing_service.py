@@ -96,7 +96,7 @@ def test_an_answer_on_an_old_edit_reindexes_and_prepares_that_buffer(service, cl
     assert path not in service.index.pending
     assert service.index.snapshot_for(path).entry(path).source == new_text.encode()
     derived = service.index.snapshot.entry(path).derived  # the next context's ranking is ready
-    assert any(key[0] == "most_used_imports" for key in derived)
+    assert any(key[0] == "file_use_lines" for key in derived)
 
 
 def test_an_answer_on_a_young_edit_leaves_it_to_a_later_answer(service, clock, tmp_path):
