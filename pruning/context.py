@@ -155,9 +155,8 @@ def prepare(index: ContextIndex | None, path: str, lookups: tuple[tuple[str, fro
     """Do, in `path`'s current snapshot, the work the next `build_context` in `path` would do
     from the index alone: build the table of where the file uses each name from other files,
     look up and render `lookups` (the names its last context looked up: `PromptParts.lookups`).
-    Meant for right after a
-    re-index, so that work is not on the keystroke-to-completion path; the work is kept on the
-    snapshot and its entries, and has no effect on any context's content."""
+    Meant for right after a re-index, so that work is not on the keystroke-to-completion path;
+    the work is kept on the snapshot and its entries, and has no effect on any context's content."""
     if index is not None:
         lookup = IndexLookup(index.snapshot_for(path), path)
         prepare_file_uses(lookup)
