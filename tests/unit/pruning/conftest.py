@@ -28,15 +28,25 @@ def parse():
     return parse_source
 
 
-def _write_workspace(root, files):
-    """Write `files` (name -> dedented text) under `root` and return a scanned index of it."""
+def _write_files(root, files):
+    """Write `files` (name -> text, as given) under `root` and return a scanned index of it."""
     for name, body in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(body).lstrip("\n"))
+        path.write_text(body)
     index = WorkspaceIndex(snapshot=False)
     index.scan([str(root)])
     return index
+
+
+def _write_workspace(root, files):
+    """`_write_files` with each text dedented and its leading newlines dropped."""
+    return _write_files(root, {name: textwrap.dedent(body).lstrip("\n") for name, body in files.items()})
+
+
+@pytest.fixture
+def write_files():
+    return _write_files
 
 
 @pytest.fixture

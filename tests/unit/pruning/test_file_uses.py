@@ -1,19 +1,8 @@
 """Likely next names (pruning.file_uses): imported names ranked by their nearest use to the cursor."""
 
-from indexer import WorkspaceIndex
 from pruning.context import build_context
 from pruning.file_uses import MAX_FILE_NAMES, file_uses
 from pruning.index_lookup import IndexLookup
-
-
-def _workspace(tmp_path, files):
-    for name, body in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(body)
-    index = WorkspaceIndex(snapshot=False)
-    index.scan([str(tmp_path)])
-    return index
 
 
 def _busy_file(far_names: list[str]) -> str:
@@ -25,13 +14,13 @@ def _busy_file(far_names: list[str]) -> str:
     return head + filler + "\n\ndef sibling():\n    return nearby(0)\n\n\ndef cursor_here():\n    \n"
 
 
-def test_an_import_the_sibling_function_uses_ranks_above_ones_used_often_far_away(tmp_path):
+def test_an_import_the_sibling_function_uses_ranks_above_ones_used_often_far_away(tmp_path, write_files):
     """More imported names than are looked up: the one used just above the cursor's function is
     looked up and offered, though names used more often (at the other end of the file) fill the
     other places."""
     far = [f"far_{i:02d}" for i in range(MAX_FILE_NAMES + 4)]
     util = "".join(f"def {name}(x):\n    return x\n\n\n" for name in far + ["nearby"])
-    index = _workspace(tmp_path, {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/main.py": _busy_file(far)})
+    index = write_files(tmp_path, {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/main.py": _busy_file(far)})
     path = str(tmp_path / "pkg/main.py")
     text = (tmp_path / "pkg/main.py").read_text()
     index.did_open(path, text, "python")
@@ -40,10 +29,10 @@ def test_an_import_the_sibling_function_uses_ranks_above_ones_used_often_far_awa
     assert "nearby" in {name for name, _ in parts.lookups}
 
 
-def test_file_uses_are_nearest_first_with_their_nearest_uses(tmp_path):
+def test_file_uses_are_nearest_first_with_their_nearest_uses(tmp_path, write_files):
     far = ["far_a", "far_b"]
     util = "".join(f"def {name}(x):\n    return x\n\n\n" for name in far + ["nearby"])
-    index = _workspace(tmp_path, {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/main.py": _busy_file(far)})
+    index = write_files(tmp_path, {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/main.py": _busy_file(far)})
     path = str(tmp_path / "pkg/main.py")
     text = (tmp_path / "pkg/main.py").read_text()
     index.did_open(path, text, "python")
@@ -55,11 +44,11 @@ def test_file_uses_are_nearest_first_with_their_nearest_uses(tmp_path):
     assert len([u for u in uses if u.name == "far_a"]) == 3
 
 
-def test_a_go_package_name_used_elsewhere_in_the_file_is_offered_for_a_new_line(tmp_path):
+def test_a_go_package_name_used_elsewhere_in_the_file_is_offered_for_a_new_line(tmp_path, write_files):
     """A Go file sees its package's names without importing them: `FlagSet`, defined in a sibling
     file and used far above, is a likely next name in an empty function below (builtins are not)."""
     filler = "".join(f"\n\nfunc helper{i}(x int) int {{\n\treturn x + {i}\n}}\n" for i in range(30))
-    index = _workspace(tmp_path, {
+    index = write_files(tmp_path, {
         "go.mod": "module example.com/app\n",
         "app/flagset.go": "package app\n\ntype FlagSet struct {\n\tname string\n}\n",
         "app/use.go": ("package app\n\nfunc first() *FlagSet {\n\treturn new(FlagSet)\n}\n" + filler
@@ -74,7 +63,7 @@ def test_a_go_package_name_used_elsewhere_in_the_file_is_offered_for_a_new_line(
     assert "new" not in {name for name, _ in parts.lookups}
 
 
-def test_an_import_spelled_like_a_call_near_the_cursor_is_a_likely_next_name(tmp_path):
+def test_an_import_spelled_like_a_call_near_the_cursor_is_a_likely_next_name(tmp_path, write_files):
     """`adaptors::dedup(self)` below the cursor: `Dedup`, one of many names imported and not used
     yet, is the type the line being written (the method's header) is likely to name."""
     types = [f"Type{i:02d}" for i in range(MAX_FILE_NAMES + 4)] + ["Dedup"]
@@ -82,7 +71,7 @@ def test_an_import_spelled_like_a_call_near_the_cursor_is_a_likely_next_name(tmp
     adaptors += "pub fn dedup<I>(iter: I) -> Dedup {\n    todo!()\n}\n"
     lib = (f"mod adaptors;\nuse crate::adaptors::{{{', '.join(types)}}};\n\npub trait Itertools {{\n"
            "    \n        where Self: Sized,\n    {\n        adaptors::dedup(self)\n    }\n}\n")
-    index = _workspace(tmp_path, {"src/adaptors.rs": adaptors, "src/lib.rs": lib})
+    index = write_files(tmp_path, {"src/adaptors.rs": adaptors, "src/lib.rs": lib})
     path = str(tmp_path / "src/lib.rs")
     text = (tmp_path / "src/lib.rs").read_text()
     index.did_open(path, text, "rust")
