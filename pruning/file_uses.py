@@ -19,6 +19,7 @@ order, then first use): deterministic.
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_right
 
 from .index_lookup import IndexLookup
@@ -40,21 +41,28 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str], curso
     spellings: dict[str, tuple[int, int]] = {}
     for use in near:  # nearest first
         spellings.setdefault(_words(use.name), (use.line, use.distance))
+    # rank by (nearest distance, -uses counted) from the nearest use alone; only the names kept
+    # have their nearest USES_PER_NAME uses listed
     ranked = []
-    for (name, owner), (kind, lines) in table.items():
+    for order, ((name, owner), (kind, lines)) in enumerate(table.items()):
         if name in builtins:
             continue
+        nearest = _nearest_distance(lines, cursor_line) if lines else UNUSED_IMPORT_DISTANCE
+        counted = min(len(lines), USES_PER_NAME) or 1
+        spelled = spellings.get(_words(name)) if spellings and not owner else None
+        if spelled is not None:
+            nearest, counted = min(nearest, spelled[1]), min(counted + 1, USES_PER_NAME)
+        ranked.append((nearest, -counted, order, name, owner, kind, lines, spelled))
+    out = []
+    for _, _, _, name, owner, kind, lines, spelled in heapq.nsmallest(MAX_FILE_NAMES, ranked):
         if lines:
             uses = [(line, line_distance(line, cursor_line)) for line in _nearest(lines, cursor_line)]
         else:
             uses = [(cursor_line, UNUSED_IMPORT_DISTANCE)]
-        spelled = spellings.get(_words(name)) if not owner else None
         if spelled is not None:
             uses = sorted([spelled, *uses], key=lambda use: use[1])[:USES_PER_NAME]
-        ranked.append((uses[0][1], name, owner, kind, uses))
-    ranked.sort(key=lambda item: (item[0], -len(item[4])))  # stable: ties keep the table's order
-    return [NameUse(name=name, kind=kind, line=line, distance=far, owner=owner)
-            for _, name, owner, kind, uses in ranked[:MAX_FILE_NAMES] for line, far in uses]
+        out.extend(NameUse(name=name, kind=kind, line=line, distance=far, owner=owner) for line, far in uses)
+    return out
 
 
 def _words(name: str) -> str:
@@ -116,6 +124,14 @@ def _use_lines(tags, source: bytes, modules: dict[str, str]) -> dict[tuple[str, 
             continue
         table.setdefault(pair, (kind, []))[1].append(line)
     return {pair: (kind, tuple(sorted(lines))) for pair, (kind, lines) in table.items()}
+
+
+def _nearest_distance(lines: tuple[int, ...], cursor_line: int) -> int:
+    """The distance from `cursor_line` to the nearest line of `lines` (sorted, not empty)."""
+    at = bisect_right(lines, cursor_line)
+    above = line_distance(lines[at - 1], cursor_line) if at else None
+    below = line_distance(lines[at], cursor_line) if at < len(lines) else None
+    return below if above is None else above if below is None else min(above, below)
 
 
 def _nearest(lines: tuple[int, ...], cursor_line: int) -> tuple[int, ...]:
