@@ -163,8 +163,27 @@ def print_goals(report: dict[str, Any]) -> None:
               + (f" - {goal['detail']}" if goal.get("detail") else ""), file=sys.stderr)
 
 
+def missing_model(systems: str) -> str | None:
+    """Why arbor-ls-embedded, when among `systems`, would run without its model (the default
+    one), or None. A server without it answers every pause empty, which would be measured as
+    pauses without ghost text."""
+    if "arbor-ls-embedded" not in {s.strip() for s in systems.split(",")}:
+        return None
+    from inference.api import BackendConfigError
+    from inference.model_store import resolve_model
+    try:
+        resolve_model("")
+    except BackendConfigError as exc:
+        return f"{exc} (or run: make demo)"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    problem = missing_model(args.systems)
+    if problem is not None:
+        print(f"typing_bench: {problem}", file=sys.stderr)
+        return 2
     report = asyncio.run(run(args))
     text = json.dumps(report, indent=1)
     if args.out:
