@@ -2,15 +2,12 @@
 
 The server and the CLI (`arbor-ls complete` / `context`) run the same pipeline, so what the CLI
 prints is exactly what an editor would get. Latency is reported per stage in milliseconds.
-Each context in a buffer is built with the previous one's snippets as `previous`, so that
-consecutive prompts there keep their beginning (the engine's prefix cache holds it).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,7 +25,6 @@ from .privacy import Privacy
 from .prompt_request import request_from_parts
 
 log = logging.getLogger(__name__)
-MAX_LAYOUTS = 64  # buffers whose last snippets are kept for the next context there
 TEXT_ONLY_CHARS_PER_TOKEN = 4  # how far around the cursor a text-only context looks, per budget token
 
 def language_id_for(path: str) -> str:
@@ -49,9 +45,6 @@ class CompletionPipeline:
         self._router = router
         self._cache = cache
         self.last_context: PromptParts | None = None
-        # path -> the other files' snippets of the last context built there (`PromptParts.shown`,
-        # the next `build_context`'s `previous`), for the MAX_LAYOUTS buffers used last
-        self._layouts: OrderedDict[str, tuple] = OrderedDict()
 
     @property
     def router(self) -> Router:
@@ -84,18 +77,12 @@ class CompletionPipeline:
         def context(syntax_aware: bool) -> PromptParts:
             # the windows alone never hold more than the budget's worth of characters each side
             near, at = (text, offset) if syntax_aware else _around(text, offset, budget * TEXT_ONLY_CHARS_PER_TOKEN)
-            parts = build_context(
+            return build_context(
                 path, near, at, language=language or language_id_for(path),
                 budget_tokens=budget,
                 prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
                 workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware,
-                previous=self._layouts.get(path, ()),
             )
-            self._layouts[path] = parts.shown  # the next prompt here starts the same way
-            self._layouts.move_to_end(path)
-            if len(self._layouts) > MAX_LAYOUTS:
-                self._layouts.popitem(last=False)
-            return parts
 
         # the tree-sitter work of one context is bounded: a buffer the index keeps as text only,
         # or one whose parse and queries run past `context.syntaxBudgetMs`, gets the windows alone

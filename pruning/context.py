@@ -10,9 +10,8 @@ Pure: equal inputs give equal output. Steps:
    cut prefix window counts as its whole share);
 3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
    tokens, then, once the whole prefix is shown, to the suffix window;
-4. layout is stable-first: the snippets of the buffer's previous context (`previous`) keep their
-   order and, within a margin, their place (`pruning.packing`); the others follow, other files'
-   by path then line, then this file's own by line; then the prefix/suffix.
+4. layout is stable-first: other files' snippets ordered by path then line, then this file's own
+   snippets by line, then the prefix/suffix.
 Invariant: `tokens <= budget` with `tokens` = the windows' tokens + the snippets' tokens + one
 header per file block, all counted with the same tokenizer.
 """
@@ -32,7 +31,7 @@ from .delegation import delegate_uses, without_enclosing
 from .file_uses import prepare_file_uses
 from .index_lookup import IndexLookup
 from .ladder import ladder_pieces
-from .packing import KEPT_VALUE_SHARE, Shown, drop_repeated_headers, headers, layout, layout_order, pack, snippet_key
+from .packing import drop_repeated_headers, headers, layout, layout_key, pack
 from .names_near import names_near_cursor
 from .prompt import PromptParts
 from .scopes import scope_chain
@@ -62,7 +61,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                   prefix_share: float = 0.45, suffix_share: float = 0.15, index: ContextIndex | None = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
                   workspace_root: str | None = None, memo: ContentMemo | None = None,
-                  syntax_aware: bool = True, previous: tuple[Shown, ...] = ()) -> PromptParts:
+                  syntax_aware: bool = True) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
     `index` is the workspace index (or None: windows and this file's own ladder only): the
@@ -70,8 +69,6 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     (`tree` if the caller has one, else the index's when it holds exactly `text`, else a fresh
     parse). The same snapshot and text give the same context. `memo` keeps token counts
     and local declarations between calls (see `pruning.content_memo`); it changes no result.
-    `previous` is the previous context in this buffer's `PromptParts.shown`: those snippets keep
-    their order and, within a margin, their place (see `pruning.packing`).
     """
     tok = tokenizer or DEFAULT_TOKENIZER
     if memo is not None:
@@ -112,20 +109,17 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         local = without_enclosing(local_definitions(root, syntax, source), scopes)
         referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line)
         pieces += referenced
-        kept = _still_shown(previous, pieces, lookup, text.split("\n")) if previous else {}
-        pieces, kept = _with_kept(pieces, kept)
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         fingerprints = {p.path: lookup.fingerprint(p.path) for p in pieces if not p.current}
     else:
-        fingerprints, kept = {}, {}
+        fingerprints = {}
 
     display = {p.path: workspace_id(p.path, root_path) for p in pieces}
     display[path] = workspace_id(path, root_path)
     # A cut prefix window reserves its whole share, so that what is typed at the cursor does not
     # shrink the snippets' budget keystroke by keystroke.
     reserved = prefix_budget if pre.start_line > 0 else pre.tokens
-    order = tuple(snippet_key(shown.piece, display) for shown in previous if shown.piece.path in display)
-    chosen = pack(pieces, budget_tokens - reserved - suf.tokens, display, count, frozenset(order))
+    chosen = pack(pieces, budget_tokens - reserved - suf.tokens, display, count)
 
     def total() -> int:
         return pre.tokens + suf.tokens + sum(t for _, t in chosen) + headers(chosen, display, count)
@@ -142,13 +136,9 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         suf = suffix_window(suffix_text, suf.tokens + budget_tokens - total(), tok, quantum=WINDOW_QUANTUM)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     chosen = [(p, t) for p, t in chosen if not (p.current and visible[0] <= p.start_line and p.end_line <= visible[1])]
-    chosen = layout_order(chosen, display, order)
-    snapshot = lookup.snapshot if lookup is not None else None
-    shown = tuple(Shown(_remembered(p, kept), snapshot.entry(p.path) if snapshot is not None and not p.current else None)
-                  for p, _ in chosen)
-    chosen = drop_repeated_headers(chosen, count)
+    chosen = drop_repeated_headers(sorted(chosen, key=lambda c: layout_key(c[0], display)), count)
     used = total()
-    snippets = layout(chosen, display)
+    snippets = layout(chosen, display, path)
     own = (lookup.fingerprint(path) if lookup is not None else "") or xxhash.xxh3_64_hexdigest(source)
     depends = {display[path]: own}
     for piece, _ in chosen:
@@ -158,63 +148,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                        [(s.path, s.text) for s in snippets])
     return PromptParts(prefix=pre.text, suffix=suf.text, path=display[path], language=language, snippets=snippets,
                        tokens=used, budget=budget_tokens, depends_on=tuple(sorted(depends.items())),
-                       semantic_key=key, lookups=lookups, shown=shown)
-
-
-def _still_shown(previous: tuple[Shown, ...], found: list[Piece], lookup: IndexLookup,
-                 text_lines: list[str]) -> dict[tuple, Piece]:
-    """(path, symbol, kind) -> piece, for the snippets of the previous context that still hold:
-    another file's while the snapshot keeps the very entry it was rendered from; this file's
-    while its first line is still at its line and each of its other lines is still in the buffer
-    (`text_lines`)."""
-    kept = {}
-    text = None
-    for shown in previous:
-        piece = shown.piece
-        if piece.current:
-            first, *rest = piece.text.splitlines() or [""]
-            at = text_lines[piece.start_line].strip() if piece.start_line < len(text_lines) else None
-            if text is None:
-                text = "\n".join(text_lines)
-            holds = at == first.strip() and all(line in text for line in rest if line.strip())
-        else:
-            holds = shown.entry is not None and lookup.snapshot is not None \
-                and lookup.snapshot.entry(piece.path) is shown.entry
-        if holds:
-            kept[(piece.path, piece.symbol, piece.kind)] = piece
-    return kept
-
-
-def _with_kept(found: list[Piece], kept: dict[tuple, Piece]) -> tuple[list[Piece], dict[tuple, Piece]]:
-    """`found` plus the `kept` pieces it lacks, each of those at KEPT_VALUE_SHARE of its value (a
-    found piece with a kept one's key and text is worth at least that much too); and, by key, the
-    pieces to remember if shown, at their undiscounted values (so that a value never decays by
-    being kept: it is discounted once per context)."""
-    if not kept:
-        return found, {}
-    out, remember = [], {}
-    for piece in found:
-        key = (piece.path, piece.symbol, piece.kind)
-        before = kept.get(key)
-        if before is not None and before.text == piece.text:
-            remember[key] = piece._replace(value=max(piece.value, before.value))
-            piece = piece._replace(value=max(piece.value, before.value * KEPT_VALUE_SHARE))
-        out.append(piece)
-    found_keys = {(p.path, p.symbol, p.kind) for p in found}
-    for key, piece in kept.items():
-        if key not in found_keys:
-            remember[key] = piece
-            out.append(piece._replace(value=piece.value * KEPT_VALUE_SHARE))
-    return out, remember
-
-
-def _remembered(chosen: Piece, kept: dict[tuple, Piece]) -> Piece:
-    """What to remember of a chosen piece: the undiscounted piece it came from (itself, or the
-    piece it is the upgrade of), else the piece itself."""
-    base = kept.get((chosen.path, chosen.symbol, chosen.kind))
-    if base is not None and (base.text == chosen.text or base.upgrade is not None and base.upgrade.text == chosen.text):
-        return base
-    return chosen
+                       semantic_key=key, lookups=lookups)
 
 
 def prepare(index: ContextIndex | None, path: str, lookups: tuple[tuple[str, frozenset[str]], ...] = ()) -> None:

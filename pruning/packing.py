@@ -6,51 +6,23 @@ Invariants:
 - no two chosen pieces overlap (`covers`): a fuller form of a definition replaces its compact
   form only as an upgrade, paid for by its marginal tokens;
 - it is deterministic: ties in value per token break on (display path, line, symbol, kind);
-- `layout_order` puts the snippets of the buffer's previous prompt first, in that prompt's
-  order, then the others: other files by display path then line, then the current file by line
-  (stable-first: consecutive prompts share their beginning, so an engine's prefix cache keeps it);
-- a piece shown in the previous prompt (an incumbent) competes with its value times
-  INCUMBENT_BONUS, so a newcomer displaces it only when clearly worth more: the set of snippets
-  does not flip between near-equal candidates from one pause to the next. (`build_context` keeps
-  a shown snippet a candidate while its text still holds, at KEPT_VALUE_SHARE of the value it had
-  when it was found, so moving the cursor to a line that does not name it does not drop it.)
+- `layout` orders other files by display path then line, then the current file by line
+  (stable-first: consecutive prompts share their beginning).
 """
 
 from __future__ import annotations
 
 import heapq
-from typing import NamedTuple
 
 from .candidates import Piece
 from .prompt import SnippetInfo
-
-INCUMBENT_BONUS = 1.5  # how much more a newcomer must be worth to displace a snippet already shown
-KEPT_VALUE_SHARE = 0.5  # a shown snippet no longer found near the cursor: this share of its value
-
-SnippetKey = tuple[str, str, str]  # (display path, symbol, kind): a snippet across prompts
-
-
-def snippet_key(piece: Piece, display: dict[str, str]) -> SnippetKey:
-    return (display[piece.path], piece.symbol, piece.kind)
-
-
-class Shown(NamedTuple):
-    """A snippet as a prompt showed it: the piece as it was found (its value then), and for
-    another file's, its file's index entry then (the piece's text holds while a snapshot keeps
-    that very entry: an unchanged file keeps its entry object; None for the buffer's own)."""
-
-    piece: Piece
-    entry: object
-
 
 def header_cost(display_path: str, count) -> int:
     return count(display_path) + 3  # file separator token, newline, blank line between blocks
 
 
-def pack(pieces: list[Piece], budget: int, display: dict[str, str], count,
-         incumbents: frozenset[SnippetKey] = frozenset()) -> list[tuple[Piece, int]]:
-    """Greedy by value per token over snippets and their upgrades; no overlaps. A piece whose
-    key is in `incumbents` (shown in the previous prompt) counts INCUMBENT_BONUS times its value.
+def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> list[tuple[Piece, int]]:
+    """Greedy by value per token over snippets and their upgrades; no overlaps.
 
     A heap holds every compact piece keyed by value per token; when one is taken, its fuller
     rendering enters the heap keyed by its marginal value per marginal token, so an upgrade
@@ -61,8 +33,7 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count,
     for index, piece in enumerate(pieces):
         tokens = count(piece.text)
         if piece.value > 0 and tokens > 0:
-            value = piece.value * INCUMBENT_BONUS if incumbents and snippet_key(piece, display) in incumbents else piece.value
-            heapq.heappush(heap, (-value / tokens, -value, _order(piece, display), index, -1, tokens, piece))
+            heapq.heappush(heap, (-piece.value / tokens, -piece.value, _order(piece, display), index, -1, tokens, piece))
     chosen: list[tuple[Piece, int]] = []
     paths: set[str] = set()
     left = budget
@@ -111,14 +82,6 @@ def layout_key(piece: Piece, display: dict[str, str]) -> tuple:
     return (piece.current, display[piece.path], piece.start_line, piece.symbol)
 
 
-def layout_order(chosen: list[tuple[Piece, int]], display: dict[str, str],
-                 previous: tuple[SnippetKey, ...] = ()) -> list[tuple[Piece, int]]:
-    """`chosen` in prompt order: those in `previous` in its order, then the rest by `layout_key`."""
-    rank = {key: at for at, key in enumerate(previous)}
-    after = len(rank)
-    return sorted(chosen, key=lambda c: (rank.get(snippet_key(c[0], display), after), layout_key(c[0], display)))
-
-
 def drop_repeated_headers(ordered: list[tuple[Piece, int]], count) -> list[tuple[Piece, int]]:
     """In layout order, a snippet that starts with the same container header line as an earlier
     snippet of the same file run loses that line: `class Order:` is shown once above its members."""
@@ -138,8 +101,9 @@ def drop_repeated_headers(ordered: list[tuple[Piece, int]], count) -> list[tuple
     return out
 
 
-def layout(ordered: list[tuple[Piece, int]], display: dict[str, str]) -> list[SnippetInfo]:
-    """The snippets of `ordered` (in `layout_order`) as the prompt shows them."""
+def layout(chosen: list[tuple[Piece, int]], display: dict[str, str], path: str) -> list[SnippetInfo]:
+    """Other files by path then line, then the current file's snippets by line."""
+    ordered = sorted(chosen, key=lambda c: layout_key(c[0], display))
     return [
         SnippetInfo(path=display[piece.path], symbol=piece.symbol, kind=piece.kind,
                     start_line=piece.start_line + 1, end_line=piece.end_line + 1, tokens=tokens,

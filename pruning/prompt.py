@@ -6,7 +6,7 @@ Values only: turning `PromptParts` into an inference request is the pipeline's j
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -35,13 +35,10 @@ class PromptParts:
     semantic_key: str = ""
     # the names the context looked up in the index, with the members used on each (for `prepare`)
     lookups: tuple[tuple[str, frozenset[str]], ...] = ()
-    # the snippets as found (`pruning.packing.Shown`), in prompt order: the next context's
-    # `previous` in this buffer
-    shown: tuple = field(default=(), compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(replace(self, shown=()))  # `shown` holds index entries: not data
-        del data["lookups"], data["shown"]
+        data = asdict(self)
+        del data["lookups"]
         for snippet in data["snippets"]:
             snippet.pop("text")
         return data
