@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.context import recall
-from indexer import WorkspaceIndex
-from indexer import documents
+from indexer import WorkspaceIndex, documents
+
+CUT = "from util import compute\n\n\ndef run():\n    return 2\n"  # main.py without its hidden line
 
 
 @pytest.fixture
@@ -22,15 +23,13 @@ def index(tmp_path):
 
 def test_the_cut_buffer_is_what_the_snapshot_holds(tmp_path, index):
     path = str((tmp_path / "main.py").resolve())
-    cut = "from util import compute\n\n\ndef run():\n    return 2\n"
-    assert recall.open_indexed(index, path, cut, "python")
+    assert recall.open_indexed(index, path, CUT, "python")
     assert b"secret_marker" not in index.snapshot_for(path).entry(path).source
 
 
 def test_a_buffer_the_index_cannot_tag_is_reported_not_read_from_disk(tmp_path, index, monkeypatch):
     monkeypatch.setattr(documents.OpenDocument, "tags", lambda self: None)  # as when a budget cuts it
     path = str((tmp_path / "main.py").resolve())
-    cut = "from util import compute\n\n\ndef run():\n    return 2\n"
-    assert not recall.open_indexed(index, path, cut, "python")
+    assert not recall.open_indexed(index, path, CUT, "python")
     entry = index.snapshot_for(path).entry(path)
-    assert entry is None or entry.source != cut.encode()
+    assert entry is None or entry.source != CUT.encode()

@@ -1,7 +1,5 @@
 """typing_bench refuses to measure arbor-ls-embedded without its model, saying how to get it."""
 
-import pytest
-
 import benchmarks.typing_bench as typing_bench
 from inference import model_store
 
