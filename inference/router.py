@@ -108,6 +108,12 @@ class Router:
         route = self.route(False)
         return route[0] if route else None
 
+    @property
+    def warms(self) -> bool:
+        """Whether the primary backend has a prompt cache that `warm` fills."""
+        primary = self.primary
+        return primary is not None and any(hasattr(primary.backend, name) for name in ("warm", "warm_request"))
+
     def prompt_budget(self, seconds: float, ceiling: int) -> int:
         """Prompt tokens the primary backend evaluates in `seconds` at its measured speed (at most
         `ceiling`; `ceiling` until a speed has been measured)."""

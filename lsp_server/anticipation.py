@@ -6,6 +6,10 @@
   is prefilled into the primary backend's KV cache (`CompletionPipeline.warm`: a prefill-only
   request in the embedded engine, `n_predict: 0` on llama-server). The next request there then
   only evaluates what changed since.
+- **Fresh snippets.** A completion shows the snippets its buffer holds (`pruning.held_layout`);
+  every warm-up builds a fresh choice and, once its prompt is prefilled, makes it the buffer's, so
+  the set of snippets changes between keystrokes, not within one. After each answer a warm-up
+  runs at the answered position unless one is already running.
 - **Speculation.** After a suggestion is answered, the completion that follows accepting it is
   computed into the cache (the document with the suggestion inserted, the cursor after it), so a
   user who types the suggestion and goes on is served by typing-through without waiting.
@@ -33,6 +37,7 @@ from inference.api import PRIORITY_BACKGROUND, BackendError
 from .timers import call_later as loop_call_later
 
 if TYPE_CHECKING:
+    from .features.documents import OpenDocument
     from .server import ArborServer
 
 log = logging.getLogger(__name__)
@@ -73,9 +78,15 @@ class Anticipation:
         self._cancel_timer(uri)
 
     def answered(self, uri: str, version: int, offset: int, suggestion: str) -> None:
-        """A suggestion was answered at `offset` of `uri`: speculate on its acceptance."""
+        """A suggestion was answered at `offset` of `uri`: speculate on its acceptance, and warm a
+        fresh choice of snippets there (the next completions show it once it is prefilled)."""
         doc = self.server.documents.get(uri)
-        if doc is None or doc.version != version or not suggestion.strip() or not self.server.settings.completion.speculate:
+        if doc is None or doc.version != version:
+            return
+        settings = self.server.settings.completion
+        if settings.warm_up and uri not in self._warming:
+            self._settled(uri, version, offset)
+        if not suggestion.strip() or not settings.speculate:
             return
         text = doc.text[:offset] + suggestion + doc.text[offset:]
         cursor = offset + len(suggestion)
@@ -83,7 +94,7 @@ class Anticipation:
         if current is not None and current.text_before == text[:cursor]:
             return  # typing through the same suggestion: that speculation still holds
         self._cancel_speculation(uri)
-        task = asyncio.ensure_future(self._speculate(doc.path, text, cursor, doc.language_id))
+        task = asyncio.ensure_future(self._speculate(doc, text, cursor))
         self._speculations[uri] = _Speculation(text[:cursor], task)
         task.add_done_callback(lambda _t: self._forget_speculation(uri, task))
 
@@ -102,12 +113,12 @@ class Anticipation:
         if doc is None or doc.version != version or cursor > len(doc.text):
             return
         self._cancel_warm_up(uri)
-        self._warming[uri] = asyncio.ensure_future(self._warm(uri, doc.path, doc.text, cursor, doc.language_id))
+        self._warming[uri] = asyncio.ensure_future(self._warm(uri, doc, doc.text, cursor))
 
-    async def _warm(self, uri: str, path: str, text: str, cursor: int, language: str) -> None:
+    async def _warm(self, uri: str, doc: OpenDocument, text: str, cursor: int) -> None:
         try:
             pipeline = await self.server.get_pipeline()
-            tokens = await pipeline.warm(path, text, cursor, language=language)
+            tokens = await pipeline.warm(doc.path, text, cursor, language=doc.language_id, holder=doc)
         except (BackendError, RuntimeError, ValueError) as exc:
             log.debug("warm-up of %s failed: %s", uri, exc)
             return
@@ -117,12 +128,13 @@ class Anticipation:
         self.counters["warmups"] += 1
         self.counters["warmed_tokens"] += tokens
 
-    async def _speculate(self, path: str, text: str, cursor: int, language: str) -> None:
+    async def _speculate(self, doc: OpenDocument, text: str, cursor: int) -> None:
         try:
             pipeline = await self.server.get_pipeline()
-            await pipeline.complete(path, text, cursor, language=language, priority=PRIORITY_BACKGROUND)
+            await pipeline.complete(doc.path, text, cursor, language=doc.language_id, priority=PRIORITY_BACKGROUND,
+                                    holder=doc)
         except (BackendError, RuntimeError, ValueError) as exc:
-            log.debug("speculation in %s failed: %s", path, exc)
+            log.debug("speculation in %s failed: %s", doc.path, exc)
             return
         self.counters["speculations"] += 1
 

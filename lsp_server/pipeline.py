@@ -2,6 +2,8 @@
 
 The server and the CLI (`arbor-ls complete` / `context`) run the same pipeline, so what the CLI
 prints is exactly what an editor would get. Latency is reported per stage in milliseconds.
+Within one buffer, completions show the snippets of a held layout (`pruning.held_layout`) until
+a fresh choice has been prefilled by `warm`, so a keystroke's prompt begins as the last one did.
 """
 
 from __future__ import annotations
@@ -10,19 +12,26 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from indexer import languages, work_budget
 from inference.api import PRIORITY_BACKGROUND, PRIORITY_INTERACTIVE, CompletionRequest, CompletionResult
 from inference.router import Router
 from pruning.content_memo import ContentMemo
 from pruning.context import build_context
+from pruning.held_layout import HeldLayout
 from pruning.postprocess import postprocess, wants_multiline
 from pruning.prompt import PromptParts
 
 from .config import Settings
 from .privacy import Privacy
 from .prompt_request import request_from_parts
+
+
+class LayoutHolder(Protocol):
+    """Where a buffer keeps the snippet layout its completions show again (an open document)."""
+
+    layout: HeldLayout | None
 
 log = logging.getLogger(__name__)
 TEXT_ONLY_CHARS_PER_TOKEN = 4  # how far around the cursor a text-only context looks, per budget token
@@ -68,7 +77,7 @@ class CompletionPipeline:
         return Path(self.workspace_root).name if self.workspace_root else ""
 
     def build_context(self, path: str, text: str, offset: int, *, language: str = "",
-                      budget_tokens: int | None = None) -> PromptParts:
+                      budget_tokens: int | None = None, hold: HeldLayout | None = None) -> PromptParts:
         cfg = self.settings.context
         text = self.privacy.redact_text(text, path)  # same length: `offset` stays valid
 
@@ -81,7 +90,7 @@ class CompletionPipeline:
                 path, near, at, language=language or language_id_for(path),
                 budget_tokens=budget,
                 prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
-                workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware,
+                workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware, hold=hold,
             )
 
         # the tree-sitter work of one context is bounded: a buffer the index keeps as text only,
@@ -112,21 +121,33 @@ class CompletionPipeline:
         return request_from_parts(parts, multiline=multiline, max_tokens=max_tokens, repo_name=self.repo_name,
                                   priority=priority, multiline_budget_ms=cfg.multiline_budget_ms)
 
-    async def warm(self, path: str, text: str, offset: int, *, language: str = "") -> int:
-        """Prefill the prompt a completion at `offset` would send into the primary backend's KV
-        cache (background priority); returns the tokens it evaluated (0: nothing to warm)."""
+    async def warm(self, path: str, text: str, offset: int, *, language: str = "",
+                   holder: LayoutHolder | None = None) -> int:
+        """Prefill the prompt a completion at `offset` would send, with a fresh choice of snippets,
+        into the primary backend's KV cache (background priority); once it is there, that choice
+        becomes `holder`'s layout. Returns the tokens it evaluated (0: nothing to warm)."""
         if self.privacy.denies(path):
             return 0
         parts = self.build_context(path, text, offset, language=language)
-        return await self.router.warm(self.request_for(parts, PRIORITY_BACKGROUND))
+        tokens = await self.router.warm(self.request_for(parts, PRIORITY_BACKGROUND))
+        if holder is not None and tokens > 0:
+            holder.layout = parts.layout
+        return tokens
 
     async def complete(self, path: str, text: str, offset: int, *, language: str = "",
-                       priority: int = PRIORITY_INTERACTIVE) -> CompletionResult:
+                       priority: int = PRIORITY_INTERACTIVE, holder: LayoutHolder | None = None) -> CompletionResult:
+        """The completion at `offset`. With `holder` (the buffer's state) and a backend whose cache
+        `warm` fills, the context shows `holder`'s layout again while it holds (a fresh choice of
+        snippets reaches the holder through `warm`, prefilled first); an interactive request
+        whose held layout no longer holds makes its own layout the holder's."""
         if self.privacy.denies(path):  # a denied file's content never reaches a prompt
             self.privacy.count("denied_completions")
             return CompletionResult(text="", latency_ms={"total": 0.0})
         started = time.perf_counter()
-        parts = self.build_context(path, text, offset, language=language)
+        hold = holder.layout if holder is not None and self.router.warms else None
+        parts = self.build_context(path, text, offset, language=language, hold=hold)
+        if holder is not None and priority == PRIORITY_INTERACTIVE and (hold is None or parts.layout is not hold):
+            holder.layout = parts.layout
         if priority == PRIORITY_INTERACTIVE:
             self.last_context = parts
             if self.on_context is not None:

@@ -11,7 +11,10 @@ Pure: equal inputs give equal output. Steps:
 3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
    tokens, then, once the whole prefix is shown, to the suffix window;
 4. layout is stable-first: other files' snippets ordered by path then line, then this file's own
-   snippets by line, then the prefix/suffix.
+   snippets by line, then the prefix/suffix;
+5. with `hold` (a previous context's `PromptParts.layout` in this buffer), step 2's choice is that
+   layout's snippets again while it still holds (`pruning.held_layout`), so the prompt begins as
+   the previous one did.
 Invariant: `tokens <= budget` with `tokens` = the windows' tokens + the snippets' tokens + one
 header per file block, all counted with the same tokenizer.
 """
@@ -30,6 +33,7 @@ from .content_memo import ContentMemo
 from .delegation import delegate_uses, without_enclosing
 from .file_uses import prepare_file_uses
 from .index_lookup import IndexLookup
+from .held_layout import HeldLayout, held_layout, scope_key, still_held
 from .ladder import ladder_pieces
 from .packing import drop_repeated_headers, headers, layout, layout_key, pack
 from .names_near import names_near_cursor
@@ -61,7 +65,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                   prefix_share: float = 0.45, suffix_share: float = 0.15, index: ContextIndex | None = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
                   workspace_root: str | None = None, memo: ContentMemo | None = None,
-                  syntax_aware: bool = True) -> PromptParts:
+                  syntax_aware: bool = True, hold: HeldLayout | None = None) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
     `index` is the workspace index (or None: windows and this file's own ladder only): the
@@ -69,6 +73,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     (`tree` if the caller has one, else the index's when it holds exactly `text`, else a fresh
     parse). The same snapshot and text give the same context. `memo` keeps token counts
     and local declarations between calls (see `pruning.content_memo`); it changes no result.
+    `hold`: the snippets to show again while they hold; `PromptParts.layout` is the layout used.
     """
     tok = tokenizer or DEFAULT_TOKENIZER
     if memo is not None:
@@ -91,6 +96,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     scope_tokens: bytes = b""
     lookup: IndexLookup | None = None
     lookups: tuple[tuple[str, frozenset[str]], ...] = ()
+    scopes_at = scope_key(())
     source = text.encode("utf-8", "surrogatepass")
     if syntax is not None and syntax.name in LANGUAGES:
         byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
@@ -110,6 +116,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line)
         pieces += referenced
         scope_tokens = _scope_signature(scopes, source, byte_offset)
+        scopes_at = scope_key(scope.name for scope in scopes)
         fingerprints = {p.path: lookup.fingerprint(p.path) for p in pieces if not p.current}
     else:
         fingerprints = {}
@@ -119,7 +126,19 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     # A cut prefix window reserves its whole share, so that what is typed at the cursor does not
     # shrink the snippets' budget keystroke by keystroke.
     reserved = prefix_budget if pre.start_line > 0 else pre.tokens
-    chosen = pack(pieces, budget_tokens - reserved - suf.tokens, display, count)
+    room = budget_tokens - reserved - suf.tokens
+    snapshot = lookup.snapshot if lookup is not None else None
+    chosen = still_held(hold, scopes_at, budget_tokens, snapshot, text, pieces) if hold is not None else None
+    for piece, _ in chosen or ():
+        if piece.path not in display:
+            display[piece.path] = workspace_id(piece.path, root_path)
+            fingerprints[piece.path] = lookup.fingerprint(piece.path) if lookup is not None else ""
+    if chosen is not None and sum(t for _, t in chosen) + headers(chosen, display, count) <= room:
+        layout_used = hold if len(chosen) == len(hold.chosen) else held_layout(
+            hold.scopes, budget_tokens, chosen, snapshot, text)
+    else:
+        chosen = pack(pieces, room, display, count)
+        layout_used = held_layout(scopes_at, budget_tokens, chosen, snapshot, text)
 
     def total() -> int:
         return pre.tokens + suf.tokens + sum(t for _, t in chosen) + headers(chosen, display, count)
@@ -148,7 +167,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                        [(s.path, s.text) for s in snippets])
     return PromptParts(prefix=pre.text, suffix=suf.text, path=display[path], language=language, snippets=snippets,
                        tokens=used, budget=budget_tokens, depends_on=tuple(sorted(depends.items())),
-                       semantic_key=key, lookups=lookups)
+                       semantic_key=key, lookups=lookups, layout=layout_used)
 
 
 def prepare(index: ContextIndex | None, path: str, lookups: tuple[tuple[str, frozenset[str]], ...] = ()) -> None:

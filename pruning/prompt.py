@@ -6,7 +6,7 @@ Values only: turning `PromptParts` into an inference request is the pipeline's j
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 
@@ -35,10 +35,13 @@ class PromptParts:
     semantic_key: str = ""
     # the names the context looked up in the index, with the members used on each (for `prepare`)
     lookups: tuple[tuple[str, frozenset[str]], ...] = ()
+    # the snippets as chosen (`pruning.held_layout.HeldLayout`): what the next context in this
+    # buffer may show again (`build_context(hold=...)`)
+    layout: Any = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        del data["lookups"]
+        data = asdict(replace(self, layout=None))  # the layout holds index entries: not data
+        del data["lookups"], data["layout"]
         for snippet in data["snippets"]:
             snippet.pop("text")
         return data

@@ -19,6 +19,9 @@ from typing import NamedTuple
 from indexer import Syntax
 
 
+ANONYMOUS = "<anonymous>"  # the name of a definition that has none (an arrow function)
+
+
 class Scope(NamedTuple):
     kind: str
     name: str
@@ -95,7 +98,7 @@ def name_of(node: object, source: bytes) -> str:
         name = owner.child_by_field_name("name") or owner.child_by_field_name("key") \
             or owner.child_by_field_name("left")
     if name is None:
-        return "<anonymous>"
+        return ANONYMOUS
     return node_text(name, source).decode("utf-8", "replace")
 
 

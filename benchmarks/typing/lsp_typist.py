@@ -178,6 +178,8 @@ class LspTypist:
             reply = await self.client.request("arbor/stats", None, timeout=10.0)
         except asyncio.TimeoutError:
             return
+        if isinstance(reply.result, dict) and isinstance(reply.result.get("budgetTokens"), int):
+            record.budget_tokens = reply.result["budgetTokens"]
         recent = reply.result.get("recentCompletions") if isinstance(reply.result, dict) else None
         if not isinstance(recent, list):
             return

@@ -30,6 +30,7 @@ class PauseRecord:
     prompt_tokens: int | None = None
     prefilled_tokens: int | None = None  # by the request whose answer carried the ghost text
     prefilled_pause_total: int | None = None  # by every request of this pause
+    budget_tokens: int | None = None  # the context budget in force after the pause (`arbor/stats`)
     cache: str | None = None
     backend: str | None = None
     asks: int = 0

@@ -38,6 +38,7 @@ def summarise(records: Sequence[PauseRecord], pause_timeout_ms: float) -> dict[s
     answered = [r.latency_ms for r in records if r.latency_ms is not None]
     prefilled = [r.prefilled_tokens for r in records if r.prefilled_tokens is not None]
     per_pause = [r.prefilled_pause_total for r in records if r.prefilled_pause_total is not None]
+    budgets = [r.budget_tokens for r in records if r.budget_tokens is not None]
     tiers: dict[str, int] = {}
     for r in records:
         if r.suggested:
@@ -54,6 +55,8 @@ def summarise(records: Sequence[PauseRecord], pause_timeout_ms: float) -> dict[s
         "prefilled_p50": percentile(prefilled, 0.5),
         "prefilled_known": len(prefilled),
         "prefilled_per_pause_p50": percentile(per_pause, 0.5),
+        "prefilled_per_pause_mean": round(sum(per_pause) / len(per_pause), 1) if per_pause else None,
+        "budget_tokens_p50": percentile(budgets, 0.5),
         "asks_per_pause": round(sum(r.asks for r in records) / n, 2) if n else None,
         "ready_notifications": sum(r.ready_notifications for r in records),
         "cache_tiers_of_suggestions": tiers,

@@ -31,6 +31,7 @@ from ..protocol import received_version
 
 if TYPE_CHECKING:
     from ..server import ArborServer
+    from .documents import OpenDocument
 
 log = logging.getLogger(__name__)
 PIPELINE_WAIT_S = 1.0  # a completion waits this long for the backends to be created, then answers empty
@@ -56,7 +57,7 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
     ls.stats.count("requests")
     ls.anticipation.requested(uri)
     key = CompletionKey(uri, doc.version, position.line, position.character)
-    computation = ls.inflight.start_or_join(key, lambda: _compute(ls, key, doc.path, doc.text, offset, doc.language_id))
+    computation = ls.inflight.start_or_join(key, lambda: _compute(ls, key, doc, doc.text, offset))
     try:
         result = await ls.inflight.wait(computation, lambda: _version_of(ls, uri))
     except Superseded:  # by a newer request, an edit or a close: answer empty
@@ -72,13 +73,14 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
     return result, offset
 
 
-async def _compute(ls: ArborServer, key: CompletionKey, path: str, text: str, offset: int,
-                   language: str) -> CompletionResult | None:
-    """One pipeline run; None when it failed or nothing is there yet (the status says why)."""
+async def _compute(ls: ArborServer, key: CompletionKey, doc: OpenDocument, text: str, offset: int) -> CompletionResult | None:
+    """One pipeline run on `text` (`doc`'s text at `key.version`); None when it failed or nothing
+    is there yet (the status says why)."""
+    path = doc.path
     ls.status_busy()
     try:
         pipeline = await ls.get_pipeline(wait_s=PIPELINE_WAIT_S)
-        result = await pipeline.complete(path, text, offset, language=language)
+        result = await pipeline.complete(path, text, offset, language=doc.language_id, holder=doc)
     except asyncio.CancelledError:
         ls.send_status("idle")
         raise

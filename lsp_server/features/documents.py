@@ -20,6 +20,8 @@ from ..positions import Anchor, PositionError, TextEdit, apply_edit, carried_anc
 from ..timers import Debounce
 
 if TYPE_CHECKING:
+    from pruning.held_layout import HeldLayout
+
     from ..server import ArborServer
 
 log = logging.getLogger(__name__)
@@ -39,6 +41,9 @@ class OpenDocument:
     version: int
     language_id: str
     line_anchor: Anchor | None = None  # a line start of `text` (positions.line_start), dies with it
+    # the snippets this buffer's completions show again until a fresh, prefilled choice replaces
+    # them (`lsp_server.pipeline.LayoutHolder`); it outlives edits: `build_context` checks it holds
+    layout: HeldLayout | None = None
 
 
 def uri_to_path(uri: str) -> str:

@@ -36,13 +36,13 @@ class RecordingPipeline:
         self.release = asyncio.Event()
         self.warm_gate: asyncio.Event | None = None
 
-    async def warm(self, path, text, offset, *, language=""):
+    async def warm(self, path, text, offset, *, language="", holder=None):
         self.warmed.append((text, offset))
         if self.warm_gate is not None:
             await self.warm_gate.wait()
         return 123
 
-    async def complete(self, path, text, offset, *, language="", priority=0):
+    async def complete(self, path, text, offset, *, language="", priority=0, holder=None):
         self.completed.append((text, offset, priority))
         await self.release.wait()
 
@@ -118,4 +118,22 @@ async def test_speculation_completes_after_the_accepted_suggestion_at_background
     # leaving it cancels it
     anticipation.edited(doc.uri, 3, len(typed) + 1, typed + "x\n")
     assert anticipation._speculations == {}
+    pipeline.release.set()
+
+
+async def test_an_answer_warms_a_fresh_choice_of_snippets_where_it_was_answered():
+    anticipation, timers, pipeline, doc = make("def f():\n    \n")
+    offset = len("def f():\n    ")
+    anticipation.answered(doc.uri, 1, offset, "return 1")
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert pipeline.warmed == [(doc.text, offset)]
+    # an answer while that warm-up runs does not start another
+    pipeline.warm_gate = asyncio.Event()
+    anticipation.answered(doc.uri, 1, offset, "")
+    anticipation.answered(doc.uri, 1, offset, "")
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert len(pipeline.warmed) == 2
+    pipeline.warm_gate.set()
     pipeline.release.set()

@@ -1,0 +1,93 @@
+"""The pipeline and a buffer's held layout: completions show the held snippets; a fresh choice
+becomes the buffer's only through `warm`, once the backend has prefilled it."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from indexer import WorkspaceIndex
+from inference.api import CompletionResult
+from lsp_server.config import Settings
+from lsp_server.pipeline import CompletionPipeline
+
+NAMES = [f"far_{i:02d}" for i in range(20)]
+UTIL = "".join(f"def {name}(x):\n    return x\n\n\n" for name in NAMES)
+MAIN = (f"from util import {', '.join(NAMES)}\n\n\ndef first():\n"
+        + "".join(f"    {name}(1)\n    {name}(2)\n    {name}(3)\n" for name in NAMES))
+NEAR_FIRST = MAIN.index(f"{NAMES[0]}(3)")
+NEAR_LAST = MAIN.index(f"{NAMES[-1]}(3)")
+
+
+class Router:
+    """What the pipeline asks of its router; records the requests it is sent."""
+
+    def __init__(self, warms: bool = True, warmed_tokens: int = 40) -> None:
+        self.warms = warms
+        self.warmed_tokens = warmed_tokens
+        self.completed: list = []
+        self.warmed: list = []
+
+    def prompt_budget(self, seconds: float, ceiling: int) -> int:
+        return ceiling
+
+    async def complete(self, request, verify=None) -> CompletionResult:
+        self.completed.append(request)
+        return CompletionResult(text="x", latency_ms={})
+
+    async def warm(self, request) -> int:
+        self.warmed.append(request)
+        return self.warmed_tokens
+
+
+def _pipeline(tmp_path, router: Router) -> tuple[CompletionPipeline, str]:
+    (tmp_path / "util.py").write_text(UTIL)
+    (tmp_path / "main.py").write_text(MAIN)
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(tmp_path)])
+    path = str(tmp_path / "main.py")
+    index.did_open(path, MAIN, "python")
+    return CompletionPipeline(Settings(), str(tmp_path), index=index, router=router), path
+
+
+def _shown(request) -> list[str]:
+    return [snippet.text for snippet in request.snippets]
+
+
+async def test_completions_show_the_held_snippets_until_a_warm_up_replaces_them(tmp_path):
+    router = Router()
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = SimpleNamespace(layout=None)
+    await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
+    held = doc.layout
+    assert held is not None
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    assert _shown(router.completed[1]) == _shown(router.completed[0])
+    assert doc.layout is held
+    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    assert _shown(fresh) != _shown(router.completed[0])  # else this test shows nothing
+
+    await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)
+    assert _shown(router.warmed[0]) == _shown(fresh)
+    assert doc.layout is not held
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    assert _shown(router.completed[2]) == _shown(fresh)
+
+
+async def test_a_warm_up_that_prefilled_nothing_leaves_the_held_snippets(tmp_path):
+    router = Router(warmed_tokens=0)
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = SimpleNamespace(layout=None)
+    await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
+    held = doc.layout
+    await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)
+    assert doc.layout is held
+
+
+async def test_without_a_cache_to_warm_every_completion_chooses_afresh(tmp_path):
+    router = Router(warms=False)
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = SimpleNamespace(layout=None)
+    await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    assert _shown(router.completed[1]) == _shown(fresh)
