@@ -133,7 +133,13 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         if piece.path not in display:
             display[piece.path] = workspace_id(piece.path, root_path)
             fingerprints[piece.path] = lookup.fingerprint(piece.path) if lookup is not None else ""
-    if chosen is not None and sum(t for _, t in chosen) + headers(chosen, display, count) <= room:
+    if chosen is not None:
+        # the held snippets that fit, kept from the prompt's beginning (layout order)
+        ordered = sorted(chosen, key=lambda c: layout_key(c[0], display))
+        while ordered and sum(t for _, t in ordered) + headers(ordered, display, count) > room:
+            ordered.pop()
+        chosen = [c for c in chosen if c in ordered] or None
+    if chosen is not None:
         layout_used = hold if len(chosen) == len(hold.chosen) else held_layout(
             hold.scopes, budget_tokens, chosen, snapshot, text)
     else:

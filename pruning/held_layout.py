@@ -17,6 +17,8 @@ A held layout holds for a context (`still_held`) when:
 - the buffer's own snippets hold one by one (one that does not is left out): a fresh candidate has its text, or the buffer's lines it was rendered from are
   still there, whole (they give its line numbers now);
 - it was chosen for the same token budget.
+Of a layout that holds, `build_context` keeps the snippets that fit the room left beside the
+windows now, from the prompt's beginning on (layout order).
 """
 
 from __future__ import annotations
