@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -32,6 +33,13 @@ class LayoutHolder(Protocol):
     """Where a buffer keeps the snippet layout its completions show again (an open document)."""
 
     layout: HeldLayout | None
+
+
+@dataclass(slots=True)
+class HeldBuffer:
+    """A `LayoutHolder` for a buffer outside the server (`arbor-ls complete --then-type`)."""
+
+    layout: HeldLayout | None = None
 
 log = logging.getLogger(__name__)
 TEXT_ONLY_CHARS_PER_TOKEN = 4  # how far around the cursor a text-only context looks, per budget token

@@ -9,6 +9,7 @@ import sys
 
 from inference.api import BackendError
 
+from ..pipeline import HeldBuffer
 from ..positions import TextEdit
 from .target import add_target_arguments, load_cli_settings, make_pipeline, parse_target
 
@@ -35,9 +36,10 @@ async def _complete(args, settings, target) -> int:
     try:
         for failure in await pipeline.router.wait_loaded():  # an embedded model loads in its thread
             print(f"arbor-ls: error: {failure}", file=sys.stderr)
-        result = await pipeline.complete(str(target.path), target.text, target.offset)
+        buffer = HeldBuffer()  # as an open document in the server: the typed characters keep its snippets
+        result = await pipeline.complete(str(target.path), target.text, target.offset, holder=buffer)
         parts = pipeline.last_context
-        then = await _then_type(pipeline, target, args.then_type)
+        then = await _then_type(pipeline, target, args.then_type, buffer)
     except BackendError as exc:
         print(f"arbor-ls: error: no completion: {exc}", file=sys.stderr)
         return 1
@@ -56,7 +58,7 @@ async def _complete(args, settings, target) -> int:
     return 0
 
 
-async def _then_type(pipeline, target, chars: str) -> list:
+async def _then_type(pipeline, target, chars: str, buffer: HeldBuffer) -> list:
     """(typed so far, completion) after each of `chars` is typed at the cursor, as the server sees the edits."""
     path, text, offset = str(target.path), target.text, target.offset
     out = []
@@ -66,7 +68,7 @@ async def _then_type(pipeline, target, chars: str) -> list:
         (pipeline.privacy.views or pipeline.index).did_change(path, [TextEdit(offset, offset, char)], text)
         pipeline.index.flush(path)
         offset += 1
-        out.append((chars[: len(out) + 1], await pipeline.complete(path, text, offset)))
+        out.append((chars[: len(out) + 1], await pipeline.complete(path, text, offset, holder=buffer)))
     return out
 
 
