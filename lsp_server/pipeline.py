@@ -81,6 +81,12 @@ class CompletionPipeline:
         return self._router.prompt_budget(cfg.max_prompt_ms / 1000, cfg.budget_tokens)
 
     @property
+    def holds_layouts(self) -> bool:
+        """Whether completions show a buffer's held layout: only where warm-ups run and the primary
+        backend has a cache they fill (else nothing would ever bring a fresh choice of snippets)."""
+        return self.settings.completion.warm_up and self.router.warms
+
+    @property
     def repo_name(self) -> str:
         return Path(self.workspace_root).name if self.workspace_root else ""
 
@@ -144,15 +150,15 @@ class CompletionPipeline:
 
     async def complete(self, path: str, text: str, offset: int, *, language: str = "",
                        priority: int = PRIORITY_INTERACTIVE, holder: LayoutHolder | None = None) -> CompletionResult:
-        """The completion at `offset`. With `holder` (the buffer's state) and a backend whose cache
-        `warm` fills, the context shows `holder`'s layout again while it holds (a fresh choice of
-        snippets reaches the holder through `warm`, prefilled first); an interactive request
-        whose held layout no longer holds makes its own layout the holder's."""
+        """The completion at `offset`. With `holder` (the buffer's state) and `holds_layouts`, the
+        context shows `holder`'s layout again while it holds (a fresh choice of snippets reaches
+        the holder through `warm`, prefilled first); an interactive request whose held layout no
+        longer holds makes its own layout the holder's."""
         if self.privacy.denies(path):  # a denied file's content never reaches a prompt
             self.privacy.count("denied_completions")
             return CompletionResult(text="", latency_ms={"total": 0.0})
         started = time.perf_counter()
-        hold = holder.layout if holder is not None and self.router.warms else None
+        hold = holder.layout if holder is not None and self.holds_layouts else None
         parts = self.build_context(path, text, offset, language=language, hold=hold)
         if holder is not None and priority == PRIORITY_INTERACTIVE and (hold is None or parts.layout is not hold):
             holder.layout = parts.layout

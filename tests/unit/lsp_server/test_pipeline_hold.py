@@ -91,3 +91,14 @@ async def test_without_a_cache_to_warm_every_completion_chooses_afresh(tmp_path)
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
     fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
     assert _shown(router.completed[1]) == _shown(fresh)
+
+
+async def test_with_warm_ups_off_every_completion_chooses_afresh(tmp_path):
+    router = Router()
+    pipeline, path = _pipeline(tmp_path, router)
+    pipeline.settings.completion.warm_up = False
+    doc = SimpleNamespace(layout=None)
+    await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    assert _shown(router.completed[1]) == _shown(fresh)
