@@ -1,4 +1,5 @@
-"""Likely next names (pruning.file_uses): imported names ranked by their nearest use to the cursor."""
+"""Likely next names (pruning.file_uses): imported names ranked by their nearest use to the cursor
+and how often the file uses them."""
 
 from pruning.context import build_context
 from pruning.file_uses import MAX_FILE_NAMES, file_uses
@@ -78,3 +79,20 @@ def test_an_import_spelled_like_a_call_near_the_cursor_is_a_likely_next_name(tmp
     parts = build_context(path, text, text.index("    \n") + 4, language="rust", index=index,
                           workspace_root=str(tmp_path))
     assert any(s.path == "src/adaptors.rs" and "pub struct Dedup {" in s.text for s in parts.snippets)
+
+
+def test_a_name_used_often_counts_as_nearer_than_its_nearest_use(tmp_path, write_files):
+    """`often` is used ten times at the top of the file, `once` once a little nearer the cursor:
+    the name used often ranks first (FREQUENCY_WEIGHT)."""
+    head = "from .util import often, once\n\n\ndef first():\n" + "".join(f"    often({i})\n" for i in range(10))
+    filler = "".join(f"\n\ndef filler_{i}(x):\n    return x + {i}\n" for i in range(12))
+    text = head + "    once(0)\n" + filler + "\n\ndef cursor_here():\n    \n"
+    util = "def often(x):\n    return x\n\n\ndef once(x):\n    return x\n"
+    index = write_files(tmp_path, {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/main.py": text})
+    path = str(tmp_path / "pkg/main.py")
+    index.did_open(path, text, "python")
+    lookup = IndexLookup(index.snapshot_for(path), path)
+    uses = file_uses(lookup, text.encode(), lookup.module_aliases(), text.count("\n") - 1)
+    assert uses[0].name == "often"
+    nearest_once = min(u.distance for u in uses if u.name == "once")
+    assert min(u.distance for u in uses if u.name == "often") < nearest_once
