@@ -2,7 +2,7 @@
 
 A context's snippets come before its prefix window in the prompt, so a change of one snippet makes
 a prefix cache compute the whole window again (hundreds of tokens at a new line). A `HeldLayout`
-is the set of snippets one context chose, in prompt order; `build_context(hold=...)` shows exactly
+is the set of snippets one context chose; `build_context(hold=...)` shows exactly
 those snippets again while they still hold, and only the windows' changed tail is new to the
 cache. Whoever holds it (the server, per open document) replaces it by a fresh context's layout
 once that fresh prompt is in the cache (`lsp_server.anticipation`), so no keystroke waits for a
@@ -14,8 +14,9 @@ A held layout holds for a context (`still_held`) when:
   add a scope for a few keystrokes; anonymous functions are not names);
 - each other file's snippet comes from the index entry the snapshot still has for that file
   (a file that did not change keeps its entry object, and so its renderings);
-- the buffer's own snippets hold one by one (one that does not is left out): a fresh candidate has its text, or the buffer's lines it was rendered from are
-  still there, whole (they give its line numbers now);
+- the buffer's own snippets hold one by one (one that does not is left out): a fresh candidate
+  has its text, or the buffer's lines it was rendered from are still there, whole (they give its
+  line numbers now);
 - it was chosen for the same token budget.
 Of a layout that holds, `build_context` keeps the snippets that fit the room left beside the
 windows now, from the prompt's beginning on (layout order).
@@ -47,7 +48,7 @@ class HeldLayout(NamedTuple):
 def held_layout(scopes: ScopeKey, budget: int, chosen: list[tuple[Piece, int]], snapshot, text: str) -> HeldLayout:
     """The layout of a context that chose `chosen` (as `pack` returned it) from `snapshot` and
     the buffer `text`."""
-    lines = text.split("\n")
+    lines = text.split("\n") if any(piece.current for piece, _ in chosen) else []
     entries = tuple("\n".join(lines[piece.start_line:piece.end_line + 1]) if piece.current
                     else snapshot.entry(piece.path) if snapshot is not None else None
                     for piece, _ in chosen)
@@ -57,7 +58,7 @@ def held_layout(scopes: ScopeKey, budget: int, chosen: list[tuple[Piece, int]], 
 def still_held(hold: HeldLayout, scopes: ScopeKey, budget: int, snapshot, text: str,
                found: list[Piece]) -> list[tuple[Piece, int]] | None:
     """`hold`'s chosen pieces as they stand in `text` now, or None when it no longer holds (see
-    the module's rules), or None when it does not. `found` are the context's fresh candidates: an own snippet found among
+    the module's rules). `found` are the context's fresh candidates: an own snippet found among
     them with the same text is taken from there (its lines as they are now)."""
     if hold.budget != budget or (hold.scopes and scopes and not hold.scopes & scopes):
         return None
