@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -28,6 +28,9 @@ from .config import Settings
 from .privacy import Privacy
 from .prompt_request import request_from_parts
 
+log = logging.getLogger(__name__)
+TEXT_ONLY_CHARS_PER_TOKEN = 4  # how far around the cursor a text-only context looks, per budget token
+
 
 class LayoutHolder(Protocol):
     """Where a buffer keeps the snippet layout its completions show again (an open document)."""
@@ -41,8 +44,6 @@ class HeldBuffer:
 
     layout: HeldLayout | None = None
 
-log = logging.getLogger(__name__)
-TEXT_ONLY_CHARS_PER_TOKEN = 4  # how far around the cursor a text-only context looks, per budget token
 
 def language_id_for(path: str) -> str:
     """The LSP languageId of a file an editor did not name (`indexer.languages` keeps the table)."""
