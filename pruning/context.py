@@ -135,10 +135,10 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
             fingerprints[piece.path] = lookup.fingerprint(piece.path) if lookup is not None else ""
     if chosen is not None:
         # the held snippets that fit, kept from the prompt's beginning (layout order)
-        ordered = sorted(chosen, key=lambda c: layout_key(c[0], display))
-        while ordered and sum(t for _, t in ordered) + headers(ordered, display, count) > room:
-            ordered.pop()
-        chosen = [c for c in chosen if c in ordered] or None
+        chosen = sorted(chosen, key=lambda c: layout_key(c[0], display))
+        while chosen and sum(t for _, t in chosen) + headers(chosen, display, count) > room:
+            chosen.pop()
+        chosen = chosen or None
     if chosen is not None:
         layout_used = hold if len(chosen) == len(hold.chosen) else held_layout(
             hold.scopes, budget_tokens, chosen, snapshot, text)

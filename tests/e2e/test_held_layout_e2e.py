@@ -24,8 +24,7 @@ def _line_of(text: str) -> int:
 
 
 def _completions(fake: WireFake) -> list[list[str]]:
-    return [[chunk["filename"] + ":" + chunk["text"] for chunk in r.body["input_extra"]]
-            for r in fake.generation_requests() if r.body.get("stream") is not False]
+    return [_infill_extra(r) for r in fake.generation_requests() if r.body.get("stream") is not False]
 
 
 def _warm_ups(fake: WireFake) -> list:
