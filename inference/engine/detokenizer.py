@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+from ..stops import held_for_stop
 from .tokenizer import TextTokenizer
 
 _CONTEXT_TOKENS = 4
@@ -33,15 +34,6 @@ class OutputText:
             return full[len(self.context_text):]
         return self.tokenizer.decode(self.ids)
 
-    def _held_for_stop(self, text: str) -> int:
-        """Length of the longest suffix of `text` that is a proper prefix of some stop string."""
-        longest = min(len(text), max((len(s) for s in self.stops), default=1) - 1)
-        for size in range(longest, 0, -1):
-            tail = text[-size:]
-            if any(stop.startswith(tail) for stop in self.stops):
-                return size
-        return 0
-
     def append(self, token_id: int) -> str:
         if self.stopped:
             return ""
@@ -56,7 +48,7 @@ class OutputText:
             self.stopped = True
             self.emitted += cut
             return pending[:cut]
-        ready = len(pending) - self._held_for_stop(pending)
+        ready = len(pending) - held_for_stop(pending, self.stops)
         self.emitted += ready
         return pending[:ready]
 

@@ -20,6 +20,7 @@ class ScriptedBackend:
         self.chunks, self.fail, self.stall = list(chunks), fail, stall
         self.prompts: list[str] = []
         self.closed_streams = 0
+        self.yielded = 0
 
     async def stream(self, prompt: str, params: SamplingParams):
         self.prompts.append(prompt)
@@ -29,6 +30,7 @@ class ScriptedBackend:
             for chunk in self.chunks:
                 if self.stall:
                     await asyncio.sleep(10)
+                self.yielded += 1
                 yield chunk
         finally:
             self.closed_streams += 1
@@ -273,3 +275,20 @@ async def test_a_cached_completion_answers_when_every_backend_fails():
     result = await router.complete(CompletionRequest(prefix="a", multiline=False))
     assert (result.text, result.backend, result.cache) == ("cached", "b1", "semantic")
     assert skipped.prompts == []  # the deadline left no time to ask b1; its cache answered
+
+
+def test_stop_scanner_holds_back_only_what_could_start_a_stop():
+    scanner = StopScanner(("<|endoftext|>", "<|file_sep|>"))
+    assert scanner.feed("}\n") == "}\n"  # nothing there can start a stop: emitted at once
+    assert scanner.feed("x <|end") == "x "
+    assert scanner.feed("ing") == "<|ending"
+    blank_lines = StopScanner(("\n\n\n",))
+    assert blank_lines.feed("a\n\n") == "a"
+    assert blank_lines.feed("b") == "\n\nb"
+
+
+async def test_collect_single_line_ends_in_the_chunk_that_ends_the_line():
+    backend = ScriptedBackend(spec(), chunks=["}", "\n", "never", " read"])
+    params = SamplingParams(stop=("<|endoftext|>", "<|fim_pad|>"))
+    assert await collect(backend, "p", params, multiline=False) == "}\n"
+    assert backend.closed_streams == 1 and backend.yielded == 2
