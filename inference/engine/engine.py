@@ -13,6 +13,11 @@ actually computed (prefix-cache hits excluded, recomputation after preemption in
 (draft tokens included); `drafted_tokens`, prompt-lookup draft tokens verified, and
 `accepted_tokens`, those the model confirmed (the acceptance rate is their ratio).
 A prefill-only request finishes with reason "prefill" once its full blocks are cached.
+
+Background steps give way: a step whose chunks are all background work (warm-ups, requests of a
+priority above interactive) is given up between two layers when an interactive request arrives
+(`interrupted_steps` counts them). Nothing of it counts as computed, so the scheduler's next step
+starts the new request at once instead of after a whole background chunk.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from .detokenizer import OutputText
 from .kv_cache_manager import KVCacheManager
 from .layers.sampler import sample
 from .model_runner import ModelRunner
+from .models import StepInterrupted
 from .scheduler import ScheduledChunk, Scheduler, SchedulerOutput
 from .sequence import GenerationParams, Sequence
 from .tokenizer import TextTokenizer
@@ -88,8 +94,13 @@ class LLMEngine:
         self.prefill_speed = PrefillSpeed()
         self.lock = threading.RLock()
         self._requests: dict[str, _Request] = {}
+        # set (under the lock) while the step in progress is background work only; an interactive
+        # request that arrives then sets `_give_way`, which the forward pass checks between layers
+        self._background_step = False
+        self._give_way = threading.Event()
         self.stats = {"steps": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0,
-                      "prefilled_tokens": 0, "warmup_tokens": 0, "drafted_tokens": 0, "accepted_tokens": 0}
+                      "prefilled_tokens": 0, "warmup_tokens": 0, "drafted_tokens": 0, "accepted_tokens": 0,
+                      "interrupted_steps": 0}
 
     @property
     def has_work(self) -> bool:
@@ -117,6 +128,8 @@ class LLMEngine:
             self._requests[request_id] = _Request(seq, text, callback, self._stop_ids(params), generator)
             if not params.prefill_only:
                 self.stats["prompt_tokens"] += seq.num_tokens
+            if self._background_step and not _is_background(seq):
+                self._give_way.set()
         return seq
 
     def abort(self, request_id: str) -> bool:
@@ -154,17 +167,26 @@ class LLMEngine:
             if not out.chunks:
                 return out
             prepared = self.runner.prepare(out.chunks)
+            self._background_step = all(_is_background(chunk.seq) for chunk in out.chunks)
+            self._give_way.clear()
         started = time.perf_counter()
         try:
-            logits = self.runner.execute(prepared)
+            logits = self.runner.execute(prepared, self._give_way.is_set if self._background_step else None)
             self.prefill_speed.observe(out.num_tokens, time.perf_counter() - started)
+        except StepInterrupted:
+            with self.lock:
+                self._background_step = False
+                self.stats["interrupted_steps"] += 1
+            return out
         except Exception as exc:  # a model failure ends the step's requests, not the engine
             log.exception("embedded engine step failed")
             with self.lock:
+                self._background_step = False
                 for chunk in out.chunks:
                     self._finish(chunk.seq.request_id, "error", error=exc)
             return out
         with self.lock:
+            self._background_step = False
             prefilled = self.scheduler.complete_step(out)
             self._count(out)
             for seq in prefilled:
@@ -271,3 +293,8 @@ class LLMEngine:
             num_prompt_tokens=seq.num_prompt_tokens, num_cached_tokens=min(seq.num_prefix_hit_tokens, seq.num_prompt_tokens),
             num_prefilled_tokens=seq.num_prefilled_tokens, num_computed_tokens=computed,
         ))
+
+
+def _is_background(seq: Sequence) -> bool:
+    """Work no user waits for: a warm-up, or a request of a priority above interactive."""
+    return seq.prefill_only or seq.params.priority > 0

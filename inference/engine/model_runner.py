@@ -10,6 +10,7 @@ modules after loading (`quantize`). This is the only file that knows about devic
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -145,10 +146,11 @@ class ModelRunner:
         )
 
     @torch.inference_mode()
-    def execute(self, step: PreparedStep) -> torch.Tensor:
-        """Float32 logits [len(step.sample_rows), vocab] on the CPU."""
+    def execute(self, step: PreparedStep, interrupted: Callable[[], bool] | None = None) -> torch.Tensor:
+        """Float32 logits [len(step.sample_rows), vocab] on the CPU. Raises `StepInterrupted`
+        (nothing computed counts) once `interrupted()` is true between two layers."""
         cos, sin = self.rotary.lookup(step.positions)
-        hidden = self.model(step.input_ids, cos, sin, step.meta)
+        hidden = self.model(step.input_ids, cos, sin, step.meta, interrupted)
         if not step.sampling:
             return torch.empty(0, self.config.vocab_size)
         logits = self.model.compute_logits(hidden.index_select(0, step.sample_rows))

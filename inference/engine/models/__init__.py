@@ -4,7 +4,9 @@ biases (`ModelConfig.attention_bias`), so both families share `llama.LlamaForCau
 from __future__ import annotations
 
 from ..config import ModelConfig
-from .llama import LlamaForCausalLM
+from .llama import LlamaForCausalLM, StepInterrupted
+
+__all__ = ["LlamaForCausalLM", "StepInterrupted", "build_model"]
 
 
 def build_model(config: ModelConfig) -> LlamaForCausalLM:

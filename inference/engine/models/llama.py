@@ -12,6 +12,7 @@ quantized copy; the embedding lookup keeps the original table), for a weight-onl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -23,6 +24,10 @@ from ..layers.attention import AttentionMetadata, paged_attention, write_kv
 from ..layers.norm import RMSNorm
 from ..layers.quantized_linear import Scratch, quantize_linears, quantized_linear
 from ..layers.rotary import apply_rotary
+
+
+class StepInterrupted(Exception):
+    """A forward pass given up between two layers because more urgent work arrived."""
 
 
 class Attention(nn.Module):
@@ -94,9 +99,14 @@ class LlamaForCausalLM(nn.Module):
     def layers(self) -> nn.ModuleList:
         return self.model.layers
 
-    def forward(self, input_ids: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, meta: AttentionMetadata) -> torch.Tensor:
+    def forward(self, input_ids: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, meta: AttentionMetadata,
+                interrupted: Callable[[], bool] | None = None) -> torch.Tensor:
+        """Final hidden states; raises `StepInterrupted` between two layers once `interrupted()`
+        is true (the keys/values written so far are then past every sequence's computed tokens)."""
         hidden = self.model.embed_tokens(input_ids)
         for layer in self.model.layers:
+            if interrupted is not None and interrupted():
+                raise StepInterrupted
             hidden = layer(hidden, cos, sin, meta)
         return hidden
 
