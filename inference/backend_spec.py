@@ -46,7 +46,7 @@ class BackendSpec:
     threads: int = 0
     quantize: str = "auto"
     kv_cache_mb: int = 256
-    block_size: int = 16
+    block_size: int = 4
     max_batch: int = 8
     max_wait_ms: float = 2.0
     max_backlog: int = 512
