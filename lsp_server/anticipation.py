@@ -6,6 +6,10 @@
   is prefilled into the primary backend's KV cache (`CompletionPipeline.warm`: a prefill-only
   request in the embedded engine, `n_predict: 0` on llama-server). The next request there then
   only evaluates what changed since.
+- **Resting cursor.** When the client reports where the cursor rests (`arbor/cursor`, sent once
+  the cursor has stopped moving) and no edit's warm-up is pending, the prompt a completion there
+  would send is warmed at once, so the first keystroke at a new place finds its snippets and
+  windows prefilled.
 - **Fresh snippets.** A completion shows the snippets its buffer holds (`pruning.held_layout`);
   every warm-up builds a fresh choice and, once its prompt is prefilled, makes it the buffer's, so
   the set of snippets changes between keystrokes, not within one. After each answer a warm-up
@@ -59,6 +63,7 @@ class Anticipation:
         self._timers: dict[str, Any] = {}  # uri -> timer handle of a pending warm-up
         self._warming: dict[str, asyncio.Task] = {}
         self._speculations: dict[str, _Speculation] = {}
+        self._warmed_at: dict[str, tuple[int, int]] = {}  # uri -> (version, offset) of its last warm-up
         self.counters = {"warmups": 0, "warmed_tokens": 0, "speculations": 0}
 
     # --- events from the server ------------------------------------------------------------
@@ -72,6 +77,18 @@ class Anticipation:
         if settings.enabled and settings.warm_up:
             delay = 0.0 if cursor and text[cursor - 1] == "\n" else self.settle_s
             self._timers[uri] = self._call_later(delay, lambda: self._settled(uri, version, cursor))
+
+    def visited(self, uri: str, version: int, cursor: int) -> None:
+        """The client's cursor rests at offset `cursor` of `uri` at `version`: warm there at once
+        (the client waited for the cursor to rest), unless an edit's warm-up is pending or the last
+        one was at this very place."""
+        doc = self.server.documents.get(uri)
+        settings = self.server.settings.completion
+        if doc is None or doc.version != version or not (settings.enabled and settings.warm_up):
+            return
+        if uri in self._timers or self._warmed_at.get(uri) == (version, cursor):
+            return
+        self._timers[uri] = self._call_later(0.0, lambda: self._settled(uri, version, cursor))
 
     def requested(self, uri: str) -> None:
         """A completion was asked for in `uri`: a pending warm-up there is no longer needed."""
@@ -99,6 +116,7 @@ class Anticipation:
         task.add_done_callback(lambda _t: self._forget_speculation(uri, task))
 
     def closed(self, uri: str) -> None:
+        self._warmed_at.pop(uri, None)
         self._cancel_warm_up(uri)
         self._cancel_speculation(uri)
 
@@ -113,6 +131,7 @@ class Anticipation:
         if doc is None or doc.version != version or cursor > len(doc.text):
             return
         self._cancel_warm_up(uri)
+        self._warmed_at[uri] = (version, cursor)
         self._warming[uri] = asyncio.ensure_future(self._warm(uri, doc, doc.text, cursor))
 
     async def _warm(self, uri: str, doc: OpenDocument, text: str, cursor: int) -> None:

@@ -20,7 +20,7 @@ from inference.cache import CompletionCache
 
 from . import __version__, ast_guard, backend_status
 from .config import Settings, load_settings
-from .features import completion, custom, document_state, documents, feedback, indexing
+from .features import completion, cursor, custom, document_state, documents, feedback, indexing
 from .features.documents import DocumentListener, OpenDocument
 from .anticipation import Anticipation
 from .inflight import InflightCompletions
@@ -272,5 +272,6 @@ def create_server() -> ArborServer:
     completion.register(server)
     custom.register(server)
     feedback.register(server)
+    cursor.register(server)
     document_state.register(server)
     return server

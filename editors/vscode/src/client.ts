@@ -4,7 +4,7 @@
  *
  * Invariants: at most one server process runs per window; `phase` follows the client's state;
  * while completions are toggled off no inline completion request reaches the server, and no
- * `arbor/completionReady` re-triggers one.
+ * `arbor/completionReady` re-triggers one, and no `arbor/cursor` is sent (see cursor.ts).
  */
 
 import * as fs from "fs";
@@ -19,10 +19,12 @@ import {
   State,
 } from "vscode-languageclient/node";
 import { AcceptMeter } from "./acceptance";
+import { CursorReporter } from "./cursor";
 import { resolveExecutable } from "./executable";
 import { ShownCompletion, withAcceptCommand } from "./feedback";
 import {
   COMPLETION_READY_NOTIFICATION,
+  CURSOR_NOTIFICATION,
   isCompletionReadyParams,
   isStatusParams,
   SHOWN_NOTIFICATION,
@@ -61,6 +63,15 @@ export class ArborClient implements vscode.Disposable {
   private readonly ready = new ReadyRetrigger(() => {
     void vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
   });
+  private readonly cursor = new CursorReporter<ReturnType<typeof setTimeout>>(
+    (params) => {
+      if (this.client?.isRunning()) {
+        void this.client.sendNotification(CURSOR_NOTIFICATION, params);
+      }
+    },
+    { set: (callback, ms) => setTimeout(callback, ms), clear: (handle) => clearTimeout(handle) },
+  );
+  private readonly watchers: vscode.Disposable[] = [];
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
@@ -125,6 +136,7 @@ export class ArborClient implements vscode.Disposable {
       const verdict = this.ready.onReady(params, editor);
       this.output.debug(`${COMPLETION_READY_NOTIFICATION} ${params.uri}@${params.version}: ${verdict}`);
     });
+    this.watchCursor(client);
     this.setPhase("starting");
     try {
       await client.start();
@@ -138,6 +150,8 @@ export class ArborClient implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.cursor.cancel();
+    this.watchers.splice(0).forEach((watcher) => watcher.dispose());
     this.status = undefined;
     if (client) {
       await client.stop().catch((error: unknown) => this.output.warn(`stopping arbor-ls: ${String(error)}`));
@@ -165,6 +179,25 @@ export class ArborClient implements vscode.Disposable {
     void this.stop();
     this.changed.dispose();
     this.trace.dispose();
+  }
+
+  /** Report the active editor's resting cursor (`arbor/cursor`) while completions are on. */
+  private watchCursor(client: LanguageClient): void {
+    const report = (editor: vscode.TextEditor | undefined): void => {
+      if (!this.enabled || editor?.document.uri.scheme !== "file") {
+        this.cursor.cancel();
+        return;
+      }
+      this.cursor.moved(snapshotOf(editor, (uri) => client.code2ProtocolConverter.asUri(uri)));
+    };
+    this.watchers.push(
+      vscode.window.onDidChangeTextEditorSelection((event) => {
+        if (event.textEditor === vscode.window.activeTextEditor) {
+          report(event.textEditor);
+        }
+      }),
+      vscode.window.onDidChangeActiveTextEditor(report),
+    );
   }
 
   private setPhase(phase: ClientPhase): void {

@@ -10,6 +10,7 @@ export const ACCEPTED_NOTIFICATION = "arbor/accepted";
 export const REJECTED_NOTIFICATION = "arbor/rejected";
 export const SHOWN_NOTIFICATION = "arbor/shown";
 export const COMPLETION_READY_NOTIFICATION = "arbor/completionReady";
+export const CURSOR_NOTIFICATION = "arbor/cursor";
 
 /** `loading`: the model is being loaded (at start); requests meanwhile are answered empty. */
 export type ServerState = "idle" | "working" | "loading" | "error";
@@ -66,6 +67,15 @@ export interface WirePosition {
 export interface CompletionReadyParams {
   uri: string;
   version: number;
+  position: WirePosition;
+}
+
+/**
+ * `arbor/cursor` (client -> server): the cursor rests at `position` of the document at
+ * `version`; the server may prefill the prompt a completion there would send.
+ */
+export interface CursorParams {
+  textDocument: { uri: string; version: number };
   position: WirePosition;
 }
 

@@ -137,3 +137,36 @@ async def test_an_answer_warms_a_fresh_choice_of_snippets_where_it_was_answered(
     assert len(pipeline.warmed) == 2
     pipeline.warm_gate.set()
     pipeline.release.set()
+
+
+async def test_a_resting_cursor_warms_there_at_once_and_once():
+    anticipation, timers, pipeline, doc = make("def f():\n    pass\n\ndef g():\n    \n")
+    place = len("def f():\n    pass\n\ndef g():\n    ")
+    anticipation.visited(doc.uri, 1, place)
+    assert [t.delay for t in timers.pending] == [0.0]
+    timers.fire_all()
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert pipeline.warmed == [(doc.text, place)]
+    anticipation.visited(doc.uri, 1, place)  # the same place again: already warmed
+    assert timers.pending == []
+    anticipation.visited(doc.uri, 1, 3)  # elsewhere: warmed too
+    timers.fire_all()
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert pipeline.warmed[-1] == (doc.text, 3)
+
+
+async def test_a_cursor_report_leaves_an_edits_warm_up_alone_and_ignores_stale_versions():
+    anticipation, timers, pipeline, doc = make()
+    anticipation.visited(doc.uri, 0, 2)  # the client's version is behind the server's
+    assert timers.pending == []
+    anticipation.edited(doc.uri, 1, len(doc.text), doc.text)
+    anticipation.visited(doc.uri, 1, len(doc.text))  # the edit's own timer is pending
+    assert len(timers.pending) == 1
+    timers.fire_all()
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert pipeline.warmed == [(doc.text, len(doc.text))]
+    anticipation.visited("file:///not-open.py", 1, 0)
+    assert timers.pending == []

@@ -2,6 +2,7 @@
 --- filetypes and shows its inline completions as ghost text. See `:help arbor`.
 local completion = require('arbor.completion')
 local config = require('arbor.config')
+local cursor = require('arbor.cursor')
 local lsp = require('arbor.lsp')
 
 local M = {}
@@ -28,6 +29,7 @@ end
 
 local function on_attach(_, buf)
   completion.attach(buf)
+  cursor.attach(buf)
   local keys = M.opts.keymaps
   map_key(buf, keys.accept, 'accept', 'arbor: accept the completion')
   map_key(buf, keys.accept_word, 'accept_word', 'arbor: accept the next word')

@@ -1,0 +1,68 @@
+"""`arbor/cursor` (client -> server): where the user's cursor rests, so that the prompt a
+completion there would send can be prefilled before the user types (`Anticipation.visited`).
+
+Payload: `{textDocument: {uri, version}, position: {line, character}}`, the position in the
+negotiated encoding. It is a hint: a payload that is malformed, names a document that is not
+open, or a version other than the server's is ignored (malformed ones counted as
+`cursor_invalid`), and it never fails the client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..positions import PositionError, offset_at
+
+if TYPE_CHECKING:
+    from ..server import ArborServer
+
+CURSOR = "arbor/cursor"
+
+
+@dataclass(frozen=True, slots=True)
+class CursorPlace:
+    uri: str
+    version: int
+    line: int
+    character: int
+
+
+def _field(params: Any, name: str) -> Any:
+    if isinstance(params, Mapping):
+        return params.get(name)
+    return getattr(params, name, None)
+
+
+def _index(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def parse_cursor(params: Any) -> CursorPlace | None:
+    """The payload, or None when it is malformed."""
+    document, position = _field(params, "textDocument"), _field(params, "position")
+    uri, version = _field(document, "uri"), _field(document, "version")
+    line, character = _index(_field(position, "line")), _index(_field(position, "character"))
+    if not isinstance(uri, str) or not isinstance(version, int) or isinstance(version, bool):
+        return None
+    if line is None or character is None:
+        return None
+    return CursorPlace(uri, version, line, character)
+
+
+def register(server: ArborServer) -> None:
+    @server.feature(CURSOR)
+    def cursor(ls: ArborServer, params: Any) -> None:
+        place = parse_cursor(params)
+        if place is None:
+            ls.stats.count("cursor_invalid")
+            return
+        doc = ls.documents.get(place.uri)
+        if doc is None or doc.version != place.version:
+            return
+        try:
+            offset = offset_at(doc.text, place.line, place.character, ls.position_encoding, strict=True)
+        except PositionError:
+            return
+        ls.anticipation.visited(place.uri, place.version, offset)
