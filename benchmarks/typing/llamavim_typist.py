@@ -112,6 +112,9 @@ class LlamaVimTypist:
         apply_edit(self.lines, edit)
         return self.clock()
 
+    async def place_cursor(self, line: int, character: int) -> None:
+        """llama.vim sends nothing when the cursor is put somewhere."""
+
     async def close(self) -> None:
         await self.http.aclose()
 

@@ -1,5 +1,7 @@
 """A user typing a `FunctionTrace` into VS Code 1.139, as arbor-ls sees it over LSP.
 
+Where the user puts the cursor before typing, the client sends `arbor/cursor`, as arbor's VS
+Code extension does for a cursor that rests (editors/vscode/src/cursor.ts).
 At each pause the client behaves as VS Code's inline-suggest controller does:
 - it sends `textDocument/inlineCompletion` (trigger kind automatic) right after the keystroke;
 - it cancels a request still unanswered `cancel_after_s` (0.8 s) after sending it;
@@ -29,6 +31,7 @@ from .trace import Edit, FunctionTrace, Pause, apply_edit
 INLINE_COMPLETION = "textDocument/inlineCompletion"
 COMPLETION_READY = "arbor/completionReady"
 VSCODE_VERSION = "1.139.0"
+CURSOR_REST_S = 0.15  # editors/vscode/src/cursor.ts CURSOR_REST_MS
 
 
 class NotifyingClient(LspClient):
@@ -99,6 +102,14 @@ class LspTypist:
         self.version = 1
         self.client.notify("textDocument/didOpen", {"textDocument": {
             "uri": self.uri, "languageId": self.trace.language, "version": 1, "text": self.trace.initial_text}})
+        await self.client.drain()
+
+    async def place_cursor(self, line: int, character: int) -> None:
+        """The user puts the cursor at (line, character): VS Code's arbor extension reports it
+        (`arbor/cursor`) once it has rested `CURSOR_REST_S`."""
+        await asyncio.sleep(CURSOR_REST_S)
+        self.client.notify("arbor/cursor", {"textDocument": {"uri": self.uri, "version": self.version},
+                                            "position": {"line": line, "character": character}})
         await self.client.drain()
 
     async def edit(self, edit: Edit) -> float:

@@ -7,8 +7,11 @@ Systems (names as they appear in the results):
 Order: per language, each system in turn types every chosen function of that language, so slow
 drift of a shared machine touches all systems alike. Each arbor-ls system gets a fresh server per
 language, whose workspace is that language's package tree; typing starts once the server has
-answered `arbor/stats` with no backend reporting that it is loading (at least `settle_s` after
-the document is opened, as a user reads a file before typing into it).
+answered `arbor/stats` with no backend reporting that it is loading.
+
+Before each function is typed the user reads its file (`settle_s` after didOpen, every system
+alike), then puts the cursor where typing starts (VS Code and Neovim with arbor's plugins report
+that with `arbor/cursor`; llama.vim sends nothing) and starts typing `place_dwell_s` later.
 """
 
 from __future__ import annotations
@@ -66,16 +69,25 @@ def backend_loading(stats: Any) -> bool:
 class RunOptions:
     pause_timeout_s: float = 10.0
     settle_s: float = 2.0
+    place_dwell_s: float = 1.0  # from putting the cursor where typing starts to the first keystroke
     ready_timeout_s: float = 180.0
     log_dir: Path | None = None
 
 
-async def replay(trace: FunctionTrace, typist: Any, *, opened: bool = False,
+async def replay(trace: FunctionTrace, typist: Any, options: RunOptions, *, opened: bool = False,
                  clock: Callable[[], float] = time.perf_counter) -> list[PauseRecord]:
-    """Type `trace` through `typist` in real time; its document is opened first unless `opened`."""
+    """Type `trace` through `typist` in real time. Its document is opened first (and read for
+    `settle_s`) unless `opened`; the cursor is put where the first edit goes, `place_dwell_s`
+    before it."""
     records = []
     if not opened:
         await typist.open()
+        await asyncio.sleep(options.settle_s)
+    first = next((step for step in trace.steps if isinstance(step, Edit)), None)
+    placed = clock()
+    if first is not None:
+        await typist.place_cursor(first.line, first.character)
+    await asyncio.sleep(max(0.0, options.place_dwell_s - (clock() - placed)))
     last = clock()
     for step in trace.steps:
         if isinstance(step, Edit):
@@ -102,7 +114,7 @@ async def run_arbor(system: str, package: Package, traces: list[FunctionTrace], 
                 await typist.open()
                 waited = await _wait_ready(client, options)
                 notes.append(f"{system}/{package.language}: typing began {waited:.1f} s after didOpen")
-            records += await replay(trace, typist, opened=index == 0)
+            records += await replay(trace, typist, options, opened=index == 0)
         notes.append(f"{system}/{package.language}: server counters {await _server_counters(client)}")
     finally:
         if client.exited:
@@ -132,8 +144,7 @@ async def _wait_ready(client: NotifyingClient, options: RunOptions) -> float:
 async def run_llamavim(package: Package, traces: list[FunctionTrace], llama_url: str,
                        options: RunOptions) -> list[PauseRecord]:
     records: list[PauseRecord] = []
-    await asyncio.sleep(options.settle_s)
     for trace in traces:
         typist = LlamaVimTypist(llama_url, trace, "llama-server-llamavim", pause_timeout_s=options.pause_timeout_s)
-        records += await replay(trace, typist)
+        records += await replay(trace, typist, options)
     return records
