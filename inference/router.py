@@ -31,8 +31,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .api import (Backend, BackendConfigError, BackendError, BackendLoading, CompletionRequest, CompletionResult,
-                  SamplingParams)
+from .api import (PRIORITY_BACKGROUND, Backend, BackendConfigError, BackendError, BackendLoading, CompletionRequest,
+                  CompletionResult, SamplingParams)
 from .backend_spec import BackendSpec
 from .backends import create_backend
 from .breaker import CLOSED, BreakerSettings, Transition
@@ -107,6 +107,14 @@ class Router:
         """The first backend of the single-line route (most requests), whose speed sizes prompts."""
         route = self.route(False)
         return route[0] if route else None
+
+    @property
+    def preempts(self) -> bool:
+        """Whether the primary backend puts background work below real requests inside itself
+        (the embedded engine gives way between two layers); a remote server evaluates a prompt it
+        was sent to its end, so background work there delays the next keystroke's request."""
+        primary = self.primary
+        return primary is not None and primary.in_process
 
     @property
     def warms(self) -> bool:
@@ -220,6 +228,8 @@ class Router:
                 return await collect(slot.backend, prompt, params, request.multiline, on_text,
                                      budget_s=request.multiline_budget_ms / 1000)
 
+        urgent = request.priority < PRIORITY_BACKGROUND
+        slot.urgent += urgent
         try:
             text = await _within(run(), timeout)
         except Displaced as exc:
@@ -238,6 +248,8 @@ class Router:
                 slot.last_error = cause
                 raise _Skip(cause) from None
             raise BackendError(cause) from None
+        finally:
+            slot.urgent -= urgent
         if self.cache is not None:
             self.cache.store(request, prompt, slot.backend.model_id, template.name, text,
                              write_behind=asyncio.get_running_loop().call_soon)
@@ -279,9 +291,10 @@ class Router:
 
     async def warm(self, request: CompletionRequest) -> int:
         """Prefill `request`'s prompt into the first usable backend of its route that can warm its
-        KV cache (`warm_request(request, prompt)` or `warm(prompt)` -> tokens evaluated); best
-        effort: 0 when none can or the backend has no free place (a warm-up never waits for one),
-        never a breaker outcome."""
+        KV cache (`warm_request(request, prompt, gives_way)` or `warm(prompt)` -> tokens evaluated);
+        best effort: 0 when none can or the backend has no free place (a warm-up never waits for
+        one), never a breaker outcome. `gives_way()` is true while an interactive request is asked
+        of that backend (waiting for a place or in flight)."""
         for slot in self.route(request.multiline):
             if slot.breaker.state != CLOSED or getattr(slot.backend, "loading", False):
                 continue
@@ -295,7 +308,9 @@ class Router:
             prompt = slot.template.render(request)
             try:
                 async with slot.cap.place(request.priority):
-                    return await (warm_request(request, prompt) if warm_request is not None else warm(prompt))
+                    if warm_request is not None:  # in steps, stopping for an interactive request
+                        return await warm_request(request, prompt, lambda: slot.urgent > 0)
+                    return await warm(prompt)
             except Exception as exc:  # best effort: whatever goes wrong, the next request will tell
                 log.debug("warm-up on %s failed: %s", slot.spec.name, exc)
                 return 0

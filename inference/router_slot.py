@@ -61,6 +61,7 @@ class BackendSlot:
     cap: InflightCap
     last_error: str = ""
     prefill: PrefillSpeed = field(default_factory=PrefillSpeed)
+    urgent: int = 0  # interactive requests asked of this backend: waiting for a place or in flight
 
     @classmethod
     def create(cls, spec: BackendSpec, backend: Backend, breaker: BreakerSettings,

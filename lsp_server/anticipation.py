@@ -16,7 +16,9 @@
   runs at the answered position unless one is already running.
 - **Speculation.** After a suggestion is answered, the completion that follows accepting it is
   computed into the cache (the document with the suggestion inserted, the cursor after it), so a
-  user who types the suggestion and goes on is served by typing-through without waiting.
+  user who types the suggestion and goes on is served by typing-through without waiting. Only
+  where the primary backend preempts background work (`Router.preempts`): a remote server would
+  prefill the speculated prompt in another slot, batched with the next keystroke's request.
 
 Invariants: at most one warm-up and one speculation per document. Any edit or completion request
 cancels the document's pending warm-up; one already running goes on (the engine prefills it below
@@ -150,6 +152,8 @@ class Anticipation:
     async def _speculate(self, doc: OpenDocument, text: str, cursor: int) -> None:
         try:
             pipeline = await self.server.get_pipeline()
+            if not pipeline.router.preempts:
+                return  # a remote server would evaluate it ahead of the next keystroke's request
             await pipeline.complete(doc.path, text, cursor, language=doc.language_id, priority=PRIORITY_BACKGROUND,
                                     holder=doc)
         except (BackendError, RuntimeError, ValueError) as exc:

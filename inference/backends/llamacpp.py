@@ -14,9 +14,11 @@
   the family (unless `modelFamily` is set) comes from the model itself. FIM support is the
   server's to judge (it reads the GGUF's FIM token ids, which a family we do not know may have):
   `/infill` is tried, and its 501 sends this and every later request to `/completion`.
-- **Warm-up**: the same request with `n_predict: 0`. The server evaluates the prompt into the
-  slot's KV cache and answers at once; the next request that shares its start evaluates only
-  what changed (`timings.prompt_n`).
+- **Warm-up**: the request's snippets and the file before the cursor line with `n_predict: 0`, in
+  steps (`warm_steps`): the server evaluates each into the slot's KV cache and answers, and the
+  next request that shares its start evaluates only what changed (`timings.prompt_n`). Between
+  two steps the warm-up stops when `gives_way()` says a more urgent request wants the server,
+  since the server cannot preempt the prompt it is evaluating.
 
 Every streamed event carries the server's timings (`timings_per_token`), so `last_usage` holds
 the newest request's figures (`prefilled_tokens` = `prompt_n`, `cached_tokens` = `cache_n`, their
@@ -25,6 +27,7 @@ sum, and `prefill_ms` = `prompt_ms`) even when the stream is closed after its fi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -33,6 +36,7 @@ from ..api import BackendError, CompletionRequest, SamplingParams
 from ..backend_spec import BackendSpec
 from ..templates import TEMPLATES, detect_family
 from .http_stream import StreamingHTTPBackend
+from .warm_steps import infill_steps, text_steps
 
 # Every special token a known family uses: the ones the vocabulary has name the family.
 PROBE_TOKENS = tuple(dict.fromkeys(
@@ -113,12 +117,10 @@ class LlamaCppBackend(StreamingHTTPBackend):
                 yield chunk
 
     # --- warm-up -------------------------------------------------------------------------------
-    async def warm(self, prompt: str) -> int:
-        """Evaluate `prompt` into the server's KV cache; returns the tokens it evaluated."""
-        return await self._warm("/completion", {"prompt": prompt})
-
-    async def warm_request(self, request: CompletionRequest, prompt: str) -> int:
-        """Evaluate what a completion of `request` would send (its `/infill` layout, or `prompt`)."""
+    async def warm_request(self, request: CompletionRequest, prompt: str,
+                           gives_way: Callable[[], bool] = lambda: False) -> int:
+        """Evaluate the start of what a completion of `request` would send (its `/infill` layout,
+        or `prompt`) in steps, until done or `gives_way()`; returns the tokens evaluated."""
         if not self._detected:
             try:
                 await self.detect()
@@ -127,12 +129,20 @@ class LlamaCppBackend(StreamingHTTPBackend):
                 pass
         if self.infill:
             try:
-                return await self._warm("/infill", infill_fields(request))
+                return await self._warm_in_steps("/infill", infill_steps(infill_fields(request)), gives_way)
             except BackendError as exc:
                 if not (self.spec.fim_mode == "auto" and "HTTP 501" in str(exc)):
                     raise
                 self.infill = False
-        return await self.warm(prompt)
+        return await self._warm_in_steps("/completion", [{"prompt": p} for p in text_steps(prompt)], gives_way)
+
+    async def _warm_in_steps(self, path: str, steps: list[dict[str, Any]], gives_way: Callable[[], bool]) -> int:
+        evaluated = 0
+        for fields in steps:
+            if gives_way():
+                break
+            evaluated += await self._warm(path, fields)
+        return evaluated
 
     async def _warm(self, path: str, fields: dict[str, Any]) -> int:
         body = {**fields, "n_predict": 0, "cache_prompt": True, "stream": False, "id_slot": self.spec.id_slot}

@@ -9,11 +9,11 @@ open, or a version other than the server's is ignored (malformed ones counted as
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..positions import PositionError, offset_at
+from .feedback import param_field
 
 if TYPE_CHECKING:
     from ..server import ArborServer
@@ -29,21 +29,15 @@ class CursorPlace:
     character: int
 
 
-def _field(params: Any, name: str) -> Any:
-    if isinstance(params, Mapping):
-        return params.get(name)
-    return getattr(params, name, None)
-
-
 def _index(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def parse_cursor(params: Any) -> CursorPlace | None:
     """The payload, or None when it is malformed."""
-    document, position = _field(params, "textDocument"), _field(params, "position")
-    uri, version = _field(document, "uri"), _field(document, "version")
-    line, character = _index(_field(position, "line")), _index(_field(position, "character"))
+    document, position = param_field(params, "textDocument"), param_field(params, "position")
+    uri, version = param_field(document, "uri"), param_field(document, "version")
+    line, character = _index(param_field(position, "line")), _index(param_field(position, "character"))
     if not isinstance(uri, str) or not isinstance(version, int) or isinstance(version, bool):
         return None
     if line is None or character is None:

@@ -64,7 +64,7 @@ class Rejected:
     client: str
 
 
-def _field(params: Any, name: str) -> Any:
+def param_field(params: Any, name: str) -> Any:
     """A field of the notification's params: pygls hands over a namedtuple-like object or a dict."""
     if isinstance(params, Mapping):
         return params.get(name)
@@ -78,13 +78,13 @@ def _count(value: Any) -> int | None:
 
 
 def _client(params: Any) -> str:
-    client = _field(params, "client")
+    client = param_field(params, "client")
     return client if isinstance(client, str) else ""
 
 
 def parse_shown(params: Any) -> Shown | None:
     """The shown payload, or None when it is malformed."""
-    uri, shown = _field(params, "uri"), _count(_field(params, "shownChars"))
+    uri, shown = param_field(params, "uri"), _count(param_field(params, "shownChars"))
     if not isinstance(uri, str) or shown is None:
         return None
     return Shown(uri, shown, _client(params))
@@ -92,8 +92,8 @@ def parse_shown(params: Any) -> Shown | None:
 
 def parse_accepted(params: Any) -> Accepted | None:
     """The accepted payload, or None when it is malformed."""
-    uri, kind = _field(params, "uri"), _field(params, "kind")
-    accepted, shown = _count(_field(params, "acceptedChars")), _count(_field(params, "shownChars"))
+    uri, kind = param_field(params, "uri"), param_field(params, "kind")
+    accepted, shown = _count(param_field(params, "acceptedChars")), _count(param_field(params, "shownChars"))
     if not isinstance(uri, str) or kind not in ACCEPT_KINDS or accepted is None:
         return None
     return Accepted(uri, kind, accepted, shown if shown is not None else accepted, _client(params))
@@ -101,9 +101,9 @@ def parse_accepted(params: Any) -> Accepted | None:
 
 def parse_rejected(params: Any) -> Rejected | None:
     """The rejected payload, or None when it is malformed. A missing reason means "dismissed"."""
-    uri, reason = _field(params, "uri"), _field(params, "reason")
+    uri, reason = param_field(params, "uri"), param_field(params, "reason")
     reason = "dismissed" if reason is None else reason
-    shown = _count(_field(params, "shownChars"))
+    shown = _count(param_field(params, "shownChars"))
     if not isinstance(uri, str) or reason not in REJECT_REASONS:
         return None
     return Rejected(uri, reason, shown or 0, _client(params))

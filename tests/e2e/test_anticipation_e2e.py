@@ -1,10 +1,12 @@
 """Speculation over stdio: after a suggestion is answered, the completion that follows accepting it
-is computed at once, and typing the suggestion and on is answered from the cache."""
+is computed at once on an in-process backend, and typing the suggestion and on is answered from
+the cache; a remote server is not sent one."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 
 from lsprotocol import types
 
@@ -21,10 +23,16 @@ def reply(body) -> str:
     return "\n    return total" if prefix.endswith("total = a + b") else "total = a + b"
 
 
-async def test_the_completion_after_an_accepted_suggestion_is_ready_when_the_user_types_it(tmp_path):
-    backend = FakeOpenAIServer(reply, chunk_size=4).start()
-    settings = backend_settings(backend.url)
-    settings["completion"]["speculate"] = True
+def model_calls(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+async def test_the_completion_after_an_accepted_suggestion_is_ready_when_the_user_types_it(tmp_path, monkeypatch):
+    log = tmp_path / "requests.jsonl"
+    monkeypatch.setenv("ARBOR_TEST_REQUEST_LOG", str(log))
+    settings = {"backends": [{"name": "local", "kind": "python",
+                              "model": "tests.fakes.in_process_backend:FollowOnBackend"}],
+                "completion": {"speculate": True}}
     lsp = await start_client("vscode", settings, tmp_path)
     lsp.client_name, lsp.workspace_path = "vscode", tmp_path
     try:
@@ -32,10 +40,10 @@ async def test_the_completion_after_an_accepted_suggestion_is_ready_when_the_use
         first = await inline_at(lsp, uri, types.Position(line=1, character=4))
         assert [i.insert_text for i in first.items] == ["total = a + b"]
         for _ in range(100):  # the speculative request reaches the backend
-            if len(backend.requests) == 2:
+            if model_calls(log) == 2:
                 break
             await asyncio.sleep(0.05)
-        assert len(backend.requests) == 2
+        assert model_calls(log) == 2
         # the user types the suggestion, then Enter and the indentation
         typed = "total = a + b\n    "
         lsp.text_document_did_change(types.DidChangeTextDocumentParams(
@@ -50,7 +58,26 @@ async def test_the_completion_after_an_accepted_suggestion_is_ready_when_the_use
             await asyncio.sleep(0.05)
         answer = await inline_at(lsp, uri, types.Position(line=2, character=4))
         assert [i.insert_text for i in answer.items] == ["return total"]
-        assert len(backend.requests) == 2  # no model call for the second line
+        assert model_calls(log) == 2  # no model call for the second line
+    finally:
+        await lsp.shutdown_session()
+        await lsp.stop()
+
+
+async def test_a_remote_server_is_not_sent_a_speculation(tmp_path):
+    backend = FakeOpenAIServer(reply, chunk_size=4).start()
+    settings = backend_settings(backend.url)
+    settings["completion"]["speculate"] = True
+    lsp = await start_client("vscode", settings, tmp_path)
+    lsp.client_name, lsp.workspace_path = "vscode", tmp_path
+    try:
+        uri = open_doc(lsp, TEXT)
+        first = await inline_at(lsp, uri, types.Position(line=1, character=4))
+        assert [i.insert_text for i in first.items] == ["total = a + b"]
+        await asyncio.sleep(0.5)  # time for a speculation to reach the server, were one sent
+        assert len(backend.requests) == 1
+        stats = await lsp.protocol.send_request_async("arbor/stats", {})
+        assert stats.anticipation.speculations == 0
     finally:
         await lsp.shutdown_session()
         await lsp.stop()

@@ -44,8 +44,9 @@ async def test_a_resting_cursor_is_warmed_before_the_first_keystroke(tmp_path):
                 await asyncio.sleep(0.05)
             (warm,) = _warm_ups(fake)
             assert warm.body.get("n_predict") == 0
-            # llama-server's /infill: the cursor line's start is `prompt`, the lines before it the prefix
-            assert warm.body["input_prefix"].endswith("def second(value):\n") and warm.body["prompt"] == "    "
+            # llama-server's /infill: the lines before the cursor line are the prefix (the cursor
+            # line and the suffix follow it there, evaluated again at every keystroke: not warmed)
+            assert warm.body["input_prefix"].endswith("def second(value):\n") and warm.body["prompt"] == ""
             stats = await lsp.protocol.send_request_async("arbor/stats", {})
             assert stats.counters.cursor_invalid == 1
         finally:

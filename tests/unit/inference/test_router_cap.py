@@ -153,6 +153,26 @@ async def test_a_warm_up_never_waits_for_a_place():
     assert await router.warm(CompletionRequest(prefix="x")) == 10
 
 
+async def test_a_stepped_warm_up_stops_between_steps_while_an_interactive_request_is_asked():
+    class Stepped(SlowBackend):
+        async def warm_request(self, request, prompt, gives_way):
+            steps = 0
+            while steps < 50 and not gives_way():
+                steps += 1
+                await asyncio.sleep(0.005)  # one step of prefill on the server
+            return steps
+
+    spec = BackendSpec(name="w", kind="llamacpp", max_in_flight=1)
+    backend = Stepped(spec)
+    router = Router([spec], factory=lambda s: backend)
+    warm = asyncio.ensure_future(router.warm(CompletionRequest(prefix="x")))
+    await asyncio.sleep(0.02)
+    result = await router.complete(CompletionRequest(prefix="y"))  # waits for the warm-up's place
+    assert result.text == "ok" and 1 <= await warm < 50
+    assert router.slots[0].urgent == 0
+    assert await router.warm(CompletionRequest(prefix="x")) == 50  # nothing asked: every step
+
+
 async def test_a_loading_probe_hands_its_turn_on():
     class Loading(SlowBackend):
         async def stream(self, prompt, params):

@@ -30,7 +30,8 @@ class ManualTimers:
 
 
 class RecordingPipeline:
-    def __init__(self) -> None:
+    def __init__(self, preempts: bool = True) -> None:
+        self.router = SimpleNamespace(preempts=preempts)  # the primary backend gives way to real requests
         self.warmed: list[tuple[str, int]] = []
         self.completed: list[tuple[str, int, int]] = []
         self.release = asyncio.Event()
@@ -47,8 +48,8 @@ class RecordingPipeline:
         await self.release.wait()
 
 
-def make(doc_text="def f():\n    ", version=1):
-    pipeline = RecordingPipeline()
+def make(doc_text="def f():\n    ", version=1, preempts=True):
+    pipeline = RecordingPipeline(preempts)
     doc = SimpleNamespace(uri="file:///a.py", path="/a.py", text=doc_text, version=version, language_id="python")
 
     async def get_pipeline():
@@ -119,6 +120,15 @@ async def test_speculation_completes_after_the_accepted_suggestion_at_background
     anticipation.edited(doc.uri, 3, len(typed) + 1, typed + "x\n")
     assert anticipation._speculations == {}
     pipeline.release.set()
+
+
+async def test_no_speculation_where_the_backend_cannot_put_it_below_real_requests():
+    anticipation, timers, pipeline, doc = make("def f():\n    \n", preempts=False)
+    anticipation.answered(doc.uri, 1, len("def f():\n    "), "return 1")
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert pipeline.completed == [] and anticipation.counters["speculations"] == 0
+    assert pipeline.warmed == [(doc.text, len("def f():\n    "))]  # the warm-up still runs (in steps there)
 
 
 async def test_an_answer_warms_a_fresh_choice_of_snippets_where_it_was_answered():

@@ -76,17 +76,32 @@ async def test_fim_mode_server_reports_the_501_instead_of_falling_back():
         await backend.aclose()
 
 
-async def test_warm_up_sends_the_infill_layout_with_n_predict_zero():
+async def test_warm_up_sends_the_snippets_and_the_prefix_with_n_predict_zero():
     with WireFake("llamacpp", prompt_tokens=250) as fake:
         backend = create_backend(BackendSpec(kind="llamacpp", url=fake.url))
         assert await backend.warm_request(REQUEST, "PROMPT") == 250
-        assert await backend.warm("PROMPT") == 250
         await backend.aclose()
-    infill, completion = fake.generation_requests()
-    assert (infill.path, infill.body) == ("/infill", {**INFILL, "n_predict": 0, "cache_prompt": True,
-                                                      "stream": False, "id_slot": -1})
-    assert (completion.path, completion.body) == ("/completion", {"prompt": "PROMPT", "n_predict": 0,
-                                                                  "cache_prompt": True, "stream": False, "id_slot": -1})
+    (infill,) = fake.generation_requests()
+    assert (infill.path, infill.body) == ("/infill", {**INFILL, "prompt": "", "input_suffix": "", "n_indent": 0,
+                                                      "n_predict": 0, "cache_prompt": True, "stream": False,
+                                                      "id_slot": -1})
+
+
+LONG = CompletionRequest(prefix="".join(f"x{i} = {i}  # a line of about forty chars\n" for i in range(40)) + "y = ",
+                         suffix="\n", path="main.py")
+
+
+async def test_a_long_warm_up_goes_in_steps_that_stop_when_a_request_wants_the_server():
+    with WireFake("llamacpp", prompt_tokens=60, fim_tokens=False) as fake:
+        backend = create_backend(BackendSpec(kind="llamacpp", url=fake.url, fim_mode="template"))
+        assert await backend.warm_request(LONG, LONG.prefix) == 60 * 6  # ~1,560 characters, steps of >= 256
+        prompts = [r.body["prompt"] for r in fake.generation_requests()]
+        assert len(prompts) == 6 and all(256 <= len(b) - len(a) < 300 for a, b in zip(prompts, prompts[1:-1], strict=False))
+        assert prompts[-1] == LONG.prefix and all(b.startswith(a) for a, b in zip(prompts, prompts[1:], strict=False))
+        asked = iter([False, False, True])
+        assert await backend.warm_request(LONG, LONG.prefix, lambda: next(asked)) == 60 * 2
+        await backend.aclose()
+    assert len(fake.generation_requests()) == 6 + 2
 
 
 @pytest.mark.parametrize("fault, message", [({"status": 503}, f"HTTP 503: {ERROR_MESSAGE}"),

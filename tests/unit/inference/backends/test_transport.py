@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from inference.api import BackendConfigError, BackendError, SamplingParams
+from inference.api import BackendConfigError, BackendError, CompletionRequest, SamplingParams
 from inference.backend_spec import BackendSpec
 from inference.backends import create_backend
 from inference.transport import REDACTED, Transport, http2_available, is_loopback
@@ -116,8 +116,8 @@ async def test_an_unknown_certificate_is_refused_and_accepted_through_ca_bundle(
 async def test_requests_share_one_kept_alive_connection():
     with WireFake("llamacpp") as fake:
         backend = create_backend(BackendSpec(kind="llamacpp", url=fake.url))
-        await backend.detect()
-        await backend.warm("PROMPT")
+        backend.infill = False  # the warm-up detects first, then warms through /completion
+        await backend.warm_request(CompletionRequest(prefix="x = 1\n"), "PROMPT")
         await backend.aclose()
     assert [r.path for r in fake.requests] == ["/props", "/tokenize", "/completion"]
     assert len({r.client_port for r in fake.requests}) == 1
