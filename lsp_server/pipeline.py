@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -33,9 +33,12 @@ TEXT_ONLY_CHARS_PER_TOKEN = 4  # how far around the cursor a text-only context l
 
 
 class LayoutHolder(Protocol):
-    """Where a buffer keeps the snippet layout its completions show again (an open document)."""
+    """Where a buffer keeps the snippet layouts its completions show again (an open document):
+    `layout`, whose prompt is prefilled, and `warming`, the fresh choice of the last warm-up that
+    has not finished (partly prefilled: its finished chunks are cached)."""
 
     layout: HeldLayout | None
+    warming: HeldLayout | None
 
 
 @dataclass(slots=True)
@@ -43,6 +46,7 @@ class HeldBuffer:
     """A `LayoutHolder` for a buffer outside the server (`arbor-ls complete --then-type`)."""
 
     layout: HeldLayout | None = None
+    warming: HeldLayout | None = None
 
 
 def language_id_for(path: str) -> str:
@@ -92,7 +96,7 @@ class CompletionPipeline:
         return Path(self.workspace_root).name if self.workspace_root else ""
 
     def build_context(self, path: str, text: str, offset: int, *, language: str = "",
-                      budget_tokens: int | None = None, hold: HeldLayout | None = None) -> PromptParts:
+                      budget_tokens: int | None = None, holds: Sequence[HeldLayout] = ()) -> PromptParts:
         cfg = self.settings.context
         text = self.privacy.redact_text(text, path)  # same length: `offset` stays valid
 
@@ -105,7 +109,7 @@ class CompletionPipeline:
                 path, near, at, language=language or language_id_for(path),
                 budget_tokens=budget,
                 prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
-                workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware, hold=hold,
+                workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware, holds=holds,
             )
 
         # the tree-sitter work of one context is bounded: a buffer the index keeps as text only,
@@ -140,28 +144,38 @@ class CompletionPipeline:
                    holder: LayoutHolder | None = None) -> int:
         """Prefill the prompt a completion at `offset` would send, with a fresh choice of snippets,
         into the primary backend's KV cache (background priority); once it is there, that choice
-        becomes `holder`'s layout. Returns the tokens it evaluated (0: nothing to warm)."""
+        becomes `holder`'s layout. Until then it is `holder.warming`, which requests that would
+        choose afresh show instead, and which the next warm-up keeps while it holds (a warm-up
+        cut short by an edit leaves its prefilled chunks to the one that replaces it). Returns the
+        tokens it evaluated (0: nothing to warm)."""
         if self.privacy.denies(path):
             return 0
-        parts = self.build_context(path, text, offset, language=language)
+        warming = holder.warming if holder is not None and self.holds_layouts else None
+        parts = self.build_context(path, text, offset, language=language, holds=(warming,) if warming else ())
+        if holder is not None:
+            holder.warming = parts.layout
         tokens = await self.router.warm(self.request_for(parts, PRIORITY_BACKGROUND))
         if holder is not None and tokens > 0:
             holder.layout = parts.layout
+            if holder.warming is parts.layout:
+                holder.warming = None
         return tokens
 
     async def complete(self, path: str, text: str, offset: int, *, language: str = "",
                        priority: int = PRIORITY_INTERACTIVE, holder: LayoutHolder | None = None) -> CompletionResult:
         """The completion at `offset`. With `holder` (the buffer's state) and `holds_layouts`, the
-        context shows `holder`'s layout again while it holds (a fresh choice of snippets reaches
-        the holder through `warm`, prefilled first); an interactive request whose held layout no
-        longer holds makes its own layout the holder's."""
+        context shows `holder`'s layout again while it holds, else the layout a warm-up is
+        prefilling while that one holds (a fresh choice of snippets reaches the holder through
+        `warm`, prefilled first); an interactive request that shows neither makes its own layout
+        the holder's."""
         if self.privacy.denies(path):  # a denied file's content never reaches a prompt
             self.privacy.count("denied_completions")
             return CompletionResult(text="", latency_ms={"total": 0.0})
         started = time.perf_counter()
-        hold = holder.layout if holder is not None and self.holds_layouts else None
-        parts = self.build_context(path, text, offset, language=language, hold=hold)
-        if holder is not None and priority == PRIORITY_INTERACTIVE and (hold is None or parts.layout is not hold):
+        holds = tuple(held for held in (holder.layout, holder.warming) if held is not None) \
+            if holder is not None and self.holds_layouts else ()
+        parts = self.build_context(path, text, offset, language=language, holds=holds)
+        if holder is not None and priority == PRIORITY_INTERACTIVE and parts.layout is not holder.layout:
             holder.layout = parts.layout
         if priority == PRIORITY_INTERACTIVE:
             self.last_context = parts

@@ -12,15 +12,16 @@ Pure: equal inputs give equal output. Steps:
    tokens, then, once the whole prefix is shown, to the suffix window;
 4. layout is stable-first: other files' snippets ordered by path then line, then this file's own
    snippets by line, then the prefix/suffix;
-5. with `hold` (a previous context's `PromptParts.layout` in this buffer), step 2's choice is that
-   layout's snippets again while it still holds (`pruning.held_layout`), so the prompt begins as
-   the previous one did.
+5. with `holds` (earlier contexts' `PromptParts.layout` in this buffer), step 2's choice is the
+   snippets of the first of them that still holds (`pruning.held_layout`), so the prompt begins
+   as that context's did.
 Invariant: `tokens <= budget` with `tokens` = the windows' tokens + the snippets' tokens + one
 header per file block, all counted with the same tokenizer.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import xxhash
@@ -65,7 +66,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                   prefix_share: float = 0.45, suffix_share: float = 0.15, index: ContextIndex | None = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
                   workspace_root: str | None = None, memo: ContentMemo | None = None,
-                  syntax_aware: bool = True, hold: HeldLayout | None = None) -> PromptParts:
+                  syntax_aware: bool = True, holds: Sequence[HeldLayout] = ()) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
     `index` is the workspace index (or None: windows and this file's own ladder only): the
@@ -73,7 +74,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     (`tree` if the caller has one, else the index's when it holds exactly `text`, else a fresh
     parse). The same snapshot and text give the same context. `memo` keeps token counts
     and local declarations between calls (see `pruning.content_memo`); it changes no result.
-    `hold`: the snippets to show again while they hold; `PromptParts.layout` is the layout used.
+    `holds`: layouts whose snippets to show again, the first that still holds and leaves one
+    snippet room beside the windows; `PromptParts.layout` is the layout used.
     """
     tok = tokenizer or DEFAULT_TOKENIZER
     if memo is not None:
@@ -128,21 +130,23 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     reserved = prefix_budget if pre.start_line > 0 else pre.tokens
     room = budget_tokens - reserved - suf.tokens
     snapshot = lookup.snapshot if lookup is not None else None
-    chosen = still_held(hold, scopes_at, budget_tokens, snapshot, text, pieces) if hold is not None else None
-    for piece, _ in chosen or ():
-        if piece.path not in display:
-            display[piece.path] = workspace_id(piece.path, root_path)
-            fingerprints[piece.path] = lookup.fingerprint(piece.path) if lookup is not None else ""
-    if chosen is not None:
-        # the held snippets that fit, kept from the prompt's beginning (layout order)
-        chosen = sorted(chosen, key=lambda c: layout_key(c[0], display))
-        while chosen and sum(t for _, t in chosen) + headers(chosen, display, count) > room:
-            chosen.pop()
+    chosen = None
+    for hold in holds:
+        chosen = still_held(hold, scopes_at, budget_tokens, snapshot, text, pieces)
+        for piece, _ in chosen or ():
+            if piece.path not in display:
+                display[piece.path] = workspace_id(piece.path, root_path)
+                fingerprints[piece.path] = lookup.fingerprint(piece.path) if lookup is not None else ""
+        if chosen:  # the held snippets that fit, kept from the prompt's beginning (layout order)
+            chosen = sorted(chosen, key=lambda c: layout_key(c[0], display))
+            while chosen and sum(t for _, t in chosen) + headers(chosen, display, count) > room:
+                chosen.pop()
         chosen = chosen or None
-    if chosen is not None:
-        layout_used = hold if len(chosen) == len(hold.chosen) else held_layout(
-            hold.scopes, budget_tokens, chosen, snapshot, text)
-    else:
+        if chosen is not None:
+            layout_used = hold if len(chosen) == len(hold.chosen) else held_layout(
+                hold.scopes, budget_tokens, chosen, snapshot, text)
+            break
+    if chosen is None:
         chosen = pack(pieces, room, display, count)
         layout_used = held_layout(scopes_at, budget_tokens, chosen, snapshot, text)
 

@@ -2,7 +2,7 @@
 
 A context's snippets come before its prefix window in the prompt, so a change of one snippet makes
 a prefix cache compute the whole window again (hundreds of tokens at a new line). A `HeldLayout`
-is the set of snippets one context chose; `build_context(hold=...)` shows exactly
+is the set of snippets one context chose; `build_context(holds=...)` shows exactly
 those snippets again while they still hold, and only the windows' changed tail is new to the
 cache. Whoever holds it (the server, per open document) replaces it by a fresh context's layout
 once that fresh prompt is in the cache (`lsp_server.anticipation`), so no keystroke waits for a

@@ -36,7 +36,7 @@ class PromptParts:
     # the names the context looked up in the index, with the members used on each (for `prepare`)
     lookups: tuple[tuple[str, frozenset[str]], ...] = ()
     # the snippets as chosen (`pruning.held_layout.HeldLayout`): what the next context in this
-    # buffer may show again (`build_context(hold=...)`)
+    # buffer may show again (`build_context(holds=...)`)
     layout: Any = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:

@@ -44,6 +44,7 @@ class OpenDocument:
     # the snippets this buffer's completions show again until a fresh, prefilled choice replaces
     # them (`lsp_server.pipeline.LayoutHolder`); it outlives edits: `build_context` checks it holds
     layout: HeldLayout | None = None
+    warming: HeldLayout | None = None  # the choice of a warm-up not finished yet (`LayoutHolder`)
 
 
 def uri_to_path(uri: str) -> str:

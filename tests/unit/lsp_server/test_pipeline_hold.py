@@ -1,14 +1,15 @@
 """The pipeline and a buffer's held layout: completions show the held snippets; a fresh choice
-becomes the buffer's only through `warm`, once the backend has prefilled it."""
+becomes the buffer's only through `warm`, once the backend has prefilled it; while a warm-up has
+not finished, its choice is what a completion that would choose afresh shows."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import asyncio
 
 from indexer import WorkspaceIndex
 from inference.api import CompletionResult
 from lsp_server.config import Settings
-from lsp_server.pipeline import CompletionPipeline
+from lsp_server.pipeline import CompletionPipeline, HeldBuffer
 
 NAMES = [f"far_{i:02d}" for i in range(20)]
 UTIL = "".join(f"def {name}(x):\n    return x\n\n\n" for name in NAMES)
@@ -26,6 +27,8 @@ class Router:
         self.warmed_tokens = warmed_tokens
         self.completed: list = []
         self.warmed: list = []
+        self.prefilled = asyncio.Event()  # a warm-up returns once it is set
+        self.prefilled.set()
 
     def prompt_budget(self, seconds: float, ceiling: int) -> int:
         return ceiling
@@ -36,6 +39,7 @@ class Router:
 
     async def warm(self, request) -> int:
         self.warmed.append(request)
+        await self.prefilled.wait()
         return self.warmed_tokens
 
 
@@ -56,7 +60,7 @@ def _shown(request) -> list[str]:
 async def test_completions_show_the_held_snippets_until_a_warm_up_replaces_them(tmp_path):
     router = Router()
     pipeline, path = _pipeline(tmp_path, router)
-    doc = SimpleNamespace(layout=None)
+    doc = HeldBuffer()
     await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
     held = doc.layout
     assert held is not None
@@ -76,7 +80,7 @@ async def test_completions_show_the_held_snippets_until_a_warm_up_replaces_them(
 async def test_a_warm_up_that_prefilled_nothing_leaves_the_held_snippets(tmp_path):
     router = Router(warmed_tokens=0)
     pipeline, path = _pipeline(tmp_path, router)
-    doc = SimpleNamespace(layout=None)
+    doc = HeldBuffer()
     await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
     held = doc.layout
     await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)
@@ -86,7 +90,7 @@ async def test_a_warm_up_that_prefilled_nothing_leaves_the_held_snippets(tmp_pat
 async def test_without_a_cache_to_warm_every_completion_chooses_afresh(tmp_path):
     router = Router(warms=False)
     pipeline, path = _pipeline(tmp_path, router)
-    doc = SimpleNamespace(layout=None)
+    doc = HeldBuffer()
     await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
     fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
@@ -97,8 +101,62 @@ async def test_with_warm_ups_off_every_completion_chooses_afresh(tmp_path):
     router = Router()
     pipeline, path = _pipeline(tmp_path, router)
     pipeline.settings.completion.warm_up = False
-    doc = SimpleNamespace(layout=None)
+    doc = HeldBuffer()
     await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
     fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
     assert _shown(router.completed[1]) == _shown(fresh)
+
+
+async def test_a_completion_during_a_warm_up_shows_the_snippets_being_prefilled(tmp_path):
+    router = Router()
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = HeldBuffer()
+    router.prefilled.clear()
+    warm_up = asyncio.ensure_future(pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc))
+    await asyncio.sleep(0)
+    assert router.warmed and doc.layout is None
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    assert _shown(router.completed[0]) == _shown(router.warmed[0]) != _shown(fresh)
+    assert doc.layout is doc.warming  # the request made it the buffer's
+    router.prefilled.set()
+    await warm_up
+    assert doc.warming is None
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    assert _shown(router.completed[1]) == _shown(router.warmed[0])
+
+
+async def test_a_prefilled_layout_wins_over_one_being_prefilled(tmp_path):
+    router = Router()
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = HeldBuffer()
+    await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
+    held = doc.layout
+    router.prefilled.clear()
+    warm_up = asyncio.ensure_future(pipeline.warm(path, MAIN, NEAR_LAST, holder=doc))
+    await asyncio.sleep(0)
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    assert _shown(router.completed[1]) == _shown(router.completed[0]) != _shown(router.warmed[0])
+    assert doc.layout is held
+    router.prefilled.set()
+    await warm_up
+    assert doc.layout is not held and doc.warming is None
+
+
+async def test_a_warm_up_cut_short_leaves_its_choice_to_the_next_one(tmp_path):
+    router = Router()
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = HeldBuffer()
+    router.prefilled.clear()
+    first = asyncio.ensure_future(pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc))
+    await asyncio.sleep(0)
+    first.cancel()
+    await asyncio.gather(first, return_exceptions=True)
+    router.prefilled.set()
+    await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)
+    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    assert _shown(router.warmed[1]) == _shown(router.warmed[0]) != _shown(fresh)
+    assert doc.warming is None and doc.layout is not None
+    await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)  # one that finished: the next chooses afresh
+    assert _shown(router.warmed[2]) == _shown(fresh)

@@ -1,4 +1,4 @@
-"""A held layout (build_context's `hold`): consecutive contexts in a buffer show the same snippets
+"""A held layout (build_context's `holds`): consecutive contexts in a buffer show the same snippets
 while they hold, so that the prompt begins as the previous one did (pruning.held_layout)."""
 
 from pruning.candidates import Piece
@@ -31,7 +31,7 @@ def _open(tmp_path, write_files, main):
 
 
 def _context(index, path, text, offset, tmp_path, hold=None):
-    return build_context(path, text, offset, index=index, workspace_root=str(tmp_path), hold=hold)
+    return build_context(path, text, offset, index=index, workspace_root=str(tmp_path), holds=(hold,) if hold else ())
 
 
 def test_the_held_snippets_are_shown_again_where_a_fresh_choice_differs(tmp_path, write_files):
@@ -71,6 +71,21 @@ def test_moving_into_another_definition_ends_the_hold(tmp_path, write_files):
     assert moved.snippets == _context(index, path, main, elsewhere, tmp_path).snippets
 
 
+def test_of_several_layouts_the_first_that_holds_is_shown(tmp_path, write_files):
+    main = _main()
+    index, path = _open(tmp_path, write_files, main)
+    first = _context(index, path, main, main.index(f"{NAMES[0]}(3)"), tmp_path)
+    elsewhere = main.index("return x + 3")
+    other = _context(index, path, main, elsewhere, tmp_path)  # chosen in `filler_3`: not held in `first`
+    inside = main.index(f"{NAMES[-1]}(3)")
+    shown = build_context(path, main, inside, index=index, workspace_root=str(tmp_path),
+                          holds=(other.layout, first.layout))
+    assert shown.layout is first.layout
+    again = build_context(path, main, elsewhere, index=index, workspace_root=str(tmp_path),
+                          holds=(other.layout, first.layout))
+    assert again.layout is other.layout
+
+
 def test_typing_a_line_keeps_the_hold_and_the_prompt_begins_the_same(tmp_path, write_files):
     """A user types a new line in `first`: the buffer changes (a line more, lines below move
     down), the snippets do not."""
@@ -92,7 +107,7 @@ def test_a_budget_change_ends_the_hold(tmp_path, write_files):
     index, path = _open(tmp_path, write_files, main)
     first = _context(index, path, main, main.index(f"{NAMES[0]}(3)"), tmp_path)
     smaller = build_context(path, main, main.index(f"{NAMES[0]}(3)"), index=index, workspace_root=str(tmp_path),
-                            budget_tokens=512, hold=first.layout)
+                            budget_tokens=512, holds=(first.layout,))
     assert smaller.layout is not first.layout
     assert smaller.tokens <= 512
 
