@@ -17,7 +17,9 @@ A prefill-only request finishes with reason "prefill" once its full blocks are c
 Background steps give way: a step whose chunks are all background work (warm-ups, requests of a
 priority above interactive) is given up between two layers when an interactive request arrives
 (`interrupted_steps` counts them). Nothing of it counts as computed, so the scheduler's next step
-starts the new request at once instead of after a whole background chunk.
+starts the new request at once instead of after a whole background chunk. A step that computes
+the start of the arriving request's own prompt (a warm-up of the prompt it extends) runs on: its
+blocks are the first the request would compute, and they reach the prefix cache as it ends.
 """
 
 from __future__ import annotations
@@ -94,9 +96,10 @@ class LLMEngine:
         self.prefill_speed = PrefillSpeed()
         self.lock = threading.RLock()
         self._requests: dict[str, _Request] = {}
-        # set (under the lock) while the step in progress is background work only; an interactive
-        # request that arrives then sets `_give_way`, which the forward pass checks between layers
-        self._background_step = False
+        # the chunks of the step in progress while it is background work only (else empty; set
+        # under the lock); an interactive request that arrives then sets `_give_way`, which the
+        # forward pass checks between layers, unless one of them computes its prompt's start
+        self._background_chunks: tuple[ScheduledChunk, ...] = ()
         self._give_way = threading.Event()
         self.stats = {"steps": 0, "prompt_tokens": 0, "computed_tokens": 0, "generated_tokens": 0,
                       "prefilled_tokens": 0, "warmup_tokens": 0, "drafted_tokens": 0, "accepted_tokens": 0,
@@ -128,7 +131,8 @@ class LLMEngine:
             self._requests[request_id] = _Request(seq, text, callback, self._stop_ids(params), generator)
             if not params.prefill_only:
                 self.stats["prompt_tokens"] += seq.num_tokens
-            if self._background_step and not _is_background(seq):
+            if self._background_chunks and not _is_background(seq) \
+                    and not any(_computes_start_of(chunk, seq) for chunk in self._background_chunks):
                 self._give_way.set()
         return seq
 
@@ -167,26 +171,27 @@ class LLMEngine:
             if not out.chunks:
                 return out
             prepared = self.runner.prepare(out.chunks)
-            self._background_step = all(_is_background(chunk.seq) for chunk in out.chunks)
+            background = all(_is_background(chunk.seq) for chunk in out.chunks)
+            self._background_chunks = tuple(out.chunks) if background else ()
             self._give_way.clear()
         started = time.perf_counter()
         try:
-            logits = self.runner.execute(prepared, self._give_way.is_set if self._background_step else None)
+            logits = self.runner.execute(prepared, self._give_way.is_set if background else None)
             self.prefill_speed.observe(out.num_tokens, time.perf_counter() - started)
         except StepInterrupted:
             with self.lock:
-                self._background_step = False
+                self._background_chunks = ()
                 self.stats["interrupted_steps"] += 1
             return out
         except Exception as exc:  # a model failure ends the step's requests, not the engine
             log.exception("embedded engine step failed")
             with self.lock:
-                self._background_step = False
+                self._background_chunks = ()
                 for chunk in out.chunks:
                     self._finish(chunk.seq.request_id, "error", error=exc)
             return out
         with self.lock:
-            self._background_step = False
+            self._background_chunks = ()
             prefilled = self.scheduler.complete_step(out)
             self._count(out)
             for seq in prefilled:
@@ -293,6 +298,13 @@ class LLMEngine:
             num_prompt_tokens=seq.num_prompt_tokens, num_cached_tokens=min(seq.num_prefix_hit_tokens, seq.num_prompt_tokens),
             num_prefilled_tokens=seq.num_prefilled_tokens, num_computed_tokens=computed,
         ))
+
+
+def _computes_start_of(chunk: ScheduledChunk, seq: Sequence) -> bool:
+    """Whether `chunk` computes tokens that begin `seq`'s prompt (all of its sequence's tokens up
+    to the chunk's end are `seq`'s first ones), so that `seq` would compute them itself."""
+    end = chunk.start + chunk.num_tokens - len(chunk.drafts)
+    return not chunk.drafts and end <= seq.num_tokens and chunk.seq.token_ids[:end] == seq.token_ids[:end]
 
 
 def _is_background(seq: Sequence) -> bool:

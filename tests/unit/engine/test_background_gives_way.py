@@ -1,6 +1,7 @@
 """A background step (warm-up, speculation) is given up between two layers when an interactive
 request arrives during it; nothing of it counts, the request runs in the next step, and every
-output still matches transformers. Interactive steps are never given up."""
+output still matches transformers. A step that computes the start of the arriving request's
+prompt runs on. Interactive steps are never given up."""
 
 from __future__ import annotations
 
@@ -87,3 +88,20 @@ def test_an_interactive_step_is_never_given_up(family):
     first.run()
     assert_matches_reference(reference, first, "a", prompt_of(12))
     assert_matches_reference(reference, second, "b", prompt_of(9, start=60))
+
+
+def test_a_warmup_step_of_the_arriving_prompts_start_runs_on(family):
+    reference = tiny_reference(family, seed=14)
+    engine = make_engine(reference, warmup_chunk_tokens=8)
+    engine.add_request("w", prompt_of(40), GenerationParams(max_tokens=0), lambda _o: None)
+    engine.step()
+    recorder = Recorder(engine)
+    prompt = prompt_of(40) + [5, 6, 7]  # what the warm-up prefills is its beginning
+    _arrive_during_next_step(engine, lambda: recorder.add("r", prompt, max_tokens=3))
+    ran_on = engine.step()
+    assert [c.seq.request_id for c in ran_on.chunks] == ["w"]
+    assert engine.stats["interrupted_steps"] == 0 and engine.stats["warmup_tokens"] == 16
+    recorder.run()
+    assert recorder.finished == {"r": "length"}
+    assert_matches_reference(reference, recorder, "r", prompt)
+    assert engine.stats["prefilled_tokens"] <= len(prompt) - 16  # the 16 warmed tokens were not computed again
