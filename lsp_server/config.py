@@ -41,7 +41,7 @@ class CompletionSettings:
     max_lines: int = 12
     # a multi-line completion ends at the first line break after this long (0: no limit): on a slow
     # machine the first line or two arrive before VS Code gives up on the request (~0.8 s)
-    multiline_budget_ms: int = 400
+    multiline_budget_ms: int = 200
     warm_up: bool = True  # prefill the next prompt into the backend's KV cache when edits settle
     speculate: bool = True  # compute the completion that follows accepting a suggestion
 

@@ -166,8 +166,10 @@ class EngineConfig:
     - `quantize`: weight-only quantization of the projections ("auto": the fastest measured safe
       choice on the CPU, none on CUDA; see `model_runner.resolve_quantize`).
     - Prefill-only requests (warm-ups) and background requests (speculations) prefill at most
-      `warmup_chunk_tokens` per step, so an interactive request arriving meanwhile waits for at
-      most one such chunk (16 tokens of Qwen2.5-Coder-0.5B int8 on 2 cores: about 0.2 s).
+      `warmup_chunk_tokens` per step. An interactive request arriving during such a step waits
+      for none of it (the step gives way between two layers, see `engine`) unless the step
+      computes the start of its own prompt; what a given-up step computed is lost, and a small
+      chunk prefills slowly (every step pays a fixed cost on the CPU).
     - `lookup_tokens`: prompt-lookup speculative decoding (see `lookup.py`) for greedy sequences
       without logits processors: each step verifies at most this many draft tokens in all
       (given to decoding sequences in urgency order), so a step computes at most this many rows
@@ -190,7 +192,7 @@ class EngineConfig:
     threads: int = 0
     quantize: str = "auto"
     cpu_kernels: bool = True  # build and use the AVX2 int8 decode kernel where possible (layers/q8_kernel.py)
-    warmup_chunk_tokens: int = 16
+    warmup_chunk_tokens: int = 64
     lookup_tokens: int = 4
     extra: dict[str, Any] = field(default_factory=dict)
 
