@@ -11,9 +11,11 @@
   would send is warmed at once, so the first keystroke at a new place finds its snippets and
   windows prefilled.
 - **Fresh snippets.** A completion shows the snippets its buffer holds (`pruning.held_layout`);
-  every warm-up builds a fresh choice and, once its prompt is prefilled, makes it the buffer's, so
-  the set of snippets changes between keystrokes, not within one. After each answer a warm-up
-  runs at the answered position unless one is already running.
+  every warm-up builds a fresh choice (or keeps that of the warm-up it replaced, while it holds)
+  and, once its prompt is prefilled, makes it the buffer's, so the set of snippets changes
+  between keystrokes, not within one. Until then the choice is the buffer's warming layout, which
+  a completion shows where the held one no longer holds (`CompletionPipeline.warm`). After each
+  answer a warm-up runs at the answered position unless one is already running.
 - **Speculation.** After a suggestion is answered, the completion that follows accepting it is
   computed into the cache (the document with the suggestion inserted, the cursor after it), so a
   user who types the suggestion and goes on is served by typing-through without waiting. Only

@@ -34,8 +34,9 @@ TEXT_ONLY_CHARS_PER_TOKEN = 4  # how far around the cursor a text-only context l
 
 class LayoutHolder(Protocol):
     """Where a buffer keeps the snippet layouts its completions show again (an open document):
-    `layout`, whose prompt is prefilled, and `warming`, the fresh choice of the last warm-up that
-    has not finished (partly prefilled: its finished chunks are cached)."""
+    `layout`, the one they show while it holds (a warm-up's choice once prefilled, or what a
+    completion showed), and `warming`, the choice of a warm-up not finished yet (cut short or
+    still running: the chunks it computed are cached)."""
 
     layout: HeldLayout | None
     warming: HeldLayout | None
@@ -143,22 +144,27 @@ class CompletionPipeline:
     async def warm(self, path: str, text: str, offset: int, *, language: str = "",
                    holder: LayoutHolder | None = None) -> int:
         """Prefill the prompt a completion at `offset` would send, with a fresh choice of snippets,
-        into the primary backend's KV cache (background priority); once it is there, that choice
-        becomes `holder`'s layout. Until then it is `holder.warming`, which requests that would
-        choose afresh show instead, and which the next warm-up keeps while it holds (a warm-up
-        cut short by an edit leaves its prefilled chunks to the one that replaces it). Returns the
-        tokens it evaluated (0: nothing to warm)."""
+        into the primary backend's KV cache (background priority). With `holder` (and
+        `holds_layouts`) the choice is `holder.warming` while it is prefilled: completions whose
+        held layout no longer holds show it, and a warm-up that replaces this one before it ends
+        (its task cancelled) keeps it while it holds, so the chunks computed so far serve both.
+        Once prefilled, it becomes `holder.layout`, unless a completion made another layout the
+        holder's meanwhile. Returns the tokens it evaluated (0: nothing to warm)."""
         if self.privacy.denies(path):
             return 0
-        warming = holder.warming if holder is not None and self.holds_layouts else None
-        parts = self.build_context(path, text, offset, language=language, holds=(warming,) if warming else ())
-        if holder is not None:
-            holder.warming = parts.layout
-        tokens = await self.router.warm(self.request_for(parts, PRIORITY_BACKGROUND))
-        if holder is not None and tokens > 0:
-            holder.layout = parts.layout
-            if holder.warming is parts.layout:
-                holder.warming = None
+        held = holder if holder is not None and self.holds_layouts else None
+        kept = (held.warming,) if held is not None and held.warming is not None else ()
+        parts = self.build_context(path, text, offset, language=language, holds=kept)
+        request = self.request_for(parts, PRIORITY_BACKGROUND)
+        if held is None:
+            return await self.router.warm(request)
+        shown_before = held.layout
+        held.warming = parts.layout
+        tokens = await self.router.warm(request)  # cancelled: `warming` stays for the next warm-up
+        if held.warming is parts.layout:
+            held.warming = None
+        if tokens > 0 and held.layout is shown_before:
+            held.layout = parts.layout
         return tokens
 
     async def complete(self, path: str, text: str, offset: int, *, language: str = "",
@@ -166,14 +172,16 @@ class CompletionPipeline:
         """The completion at `offset`. With `holder` (the buffer's state) and `holds_layouts`, the
         context shows `holder`'s layout again while it holds, else the layout a warm-up is
         prefilling while that one holds (a fresh choice of snippets reaches the holder through
-        `warm`, prefilled first); an interactive request that shows neither makes its own layout
-        the holder's."""
+        `warm`, prefilled first); an interactive request makes the layout it showed the
+        holder's."""
         if self.privacy.denies(path):  # a denied file's content never reaches a prompt
             self.privacy.count("denied_completions")
             return CompletionResult(text="", latency_ms={"total": 0.0})
         started = time.perf_counter()
-        holds = tuple(held for held in (holder.layout, holder.warming) if held is not None) \
-            if holder is not None and self.holds_layouts else ()
+        holds: tuple[HeldLayout, ...] = ()
+        if holder is not None and self.holds_layouts:
+            warming = holder.warming if holder.warming is not holder.layout else None
+            holds = tuple(held for held in (holder.layout, warming) if held is not None)
         parts = self.build_context(path, text, offset, language=language, holds=holds)
         if holder is not None and priority == PRIORITY_INTERACTIVE and parts.layout is not holder.layout:
             holder.layout = parts.layout

@@ -303,8 +303,10 @@ class LLMEngine:
 def _computes_start_of(chunk: ScheduledChunk, seq: Sequence) -> bool:
     """Whether `chunk` computes tokens that begin `seq`'s prompt (all of its sequence's tokens up
     to the chunk's end are `seq`'s first ones), so that `seq` would compute them itself."""
-    end = chunk.start + chunk.num_tokens - len(chunk.drafts)
-    return not chunk.drafts and end <= seq.num_tokens and chunk.seq.token_ids[:end] == seq.token_ids[:end]
+    if chunk.drafts:
+        return False
+    end = chunk.start + chunk.num_tokens
+    return end <= seq.num_tokens and chunk.seq.token_ids[:end] == seq.token_ids[:end]
 
 
 def _is_background(seq: Sequence) -> bool:

@@ -16,10 +16,10 @@ them until the oldest has waited `max_wait_ms`, and reports when to wake up.
 Warm-ups (prefill-only requests) rank below every real request: they are queued apart, oldest
 first, and one at a time computes at most `warmup_chunk_tokens` per step, only in steps where no
 real request is running or waiting. A real request that arrives preempts the running warm-up
-(its computed full blocks stay in the prefix cache, so it resumes where it was), so it waits for
-one warm-up chunk at most. A background request (priority above 0: a speculation) also
-prefills at most `warmup_chunk_tokens` per step, so an interactive request that arrives while
-it prefills waits for one such chunk, not for a whole step of `max_batched_tokens`.
+(its computed full blocks stay in the prefix cache, so it resumes where it was). A background
+request (priority above 0: a speculation) also prefills at most `warmup_chunk_tokens` per step.
+An interactive request that arrives during such a step waits for none of it unless the step
+computes the start of its own prompt (the engine gives the step up between two layers).
 Speculation: a decoding greedy sequence (no logits processors) may get prompt-lookup drafts
 (`lookup.py`): its chunk is then `[last token] + drafts`, computed like a prefill chunk on top of
 its cached keys/values and verified by the engine. Drafts are given in urgency order, at most

@@ -41,8 +41,9 @@ class OpenDocument:
     version: int
     language_id: str
     line_anchor: Anchor | None = None  # a line start of `text` (positions.line_start), dies with it
-    # the snippets this buffer's completions show again until a fresh, prefilled choice replaces
-    # them (`lsp_server.pipeline.LayoutHolder`); it outlives edits: `build_context` checks it holds
+    # the snippets this buffer's completions show again while they hold (a warm-up's prefilled
+    # choice, or what the last completion showed: `lsp_server.pipeline.LayoutHolder`); it outlives
+    # edits: `build_context` checks it holds
     layout: HeldLayout | None = None
     warming: HeldLayout | None = None  # the choice of a warm-up not finished yet (`LayoutHolder`)
 

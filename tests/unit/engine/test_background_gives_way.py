@@ -105,3 +105,17 @@ def test_a_warmup_step_of_the_arriving_prompts_start_runs_on(family):
     assert recorder.finished == {"r": "length"}
     assert_matches_reference(reference, recorder, "r", prompt)
     assert engine.stats["prefilled_tokens"] <= len(prompt) - 16  # the 16 warmed tokens were not computed again
+
+
+def test_a_warmup_step_that_leaves_the_arriving_prompt_within_its_chunk_gives_way(family):
+    reference = tiny_reference(family, seed=15)
+    engine = make_engine(reference, warmup_chunk_tokens=8)
+    engine.add_request("w", prompt_of(40), GenerationParams(max_tokens=0), lambda _o: None)
+    engine.step()
+    recorder = Recorder(engine)
+    prompt = prompt_of(12) + [3, 4, 5]  # the same start, then another text inside the next chunk
+    _arrive_during_next_step(engine, lambda: recorder.add("r", prompt, max_tokens=2))
+    engine.step()
+    assert engine.stats["interrupted_steps"] == 1
+    recorder.run()
+    assert_matches_reference(reference, recorder, "r", prompt)

@@ -160,3 +160,30 @@ async def test_a_warm_up_cut_short_leaves_its_choice_to_the_next_one(tmp_path):
     assert doc.warming is None and doc.layout is not None
     await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)  # one that finished: the next chooses afresh
     assert _shown(router.warmed[2]) == _shown(fresh)
+
+
+async def test_a_warm_up_that_prefilled_nothing_leaves_no_warming_layout(tmp_path):
+    router = Router(warmed_tokens=0)
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = HeldBuffer()
+    await pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc)
+    assert doc.warming is None and doc.layout is None
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    assert _shown(router.completed[0]) == _shown(fresh)
+
+
+async def test_a_warm_up_ending_after_a_completion_chose_afresh_leaves_that_choice(tmp_path):
+    router = Router()
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = HeldBuffer()
+    await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
+    router.prefilled.clear()
+    warm_up = asyncio.ensure_future(pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc))
+    await asyncio.sleep(0)
+    doc.layout = doc.warming = None  # as if neither held where the user went
+    await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
+    chosen = doc.layout
+    router.prefilled.set()
+    await warm_up
+    assert doc.layout is chosen

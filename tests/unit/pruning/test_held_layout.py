@@ -84,6 +84,11 @@ def test_of_several_layouts_the_first_that_holds_is_shown(tmp_path, write_files)
     again = build_context(path, main, elsewhere, index=index, workspace_root=str(tmp_path),
                           holds=(other.layout, first.layout))
     assert again.layout is other.layout
+    last = _context(index, path, main, inside, tmp_path)  # chosen in `first` too: both hold there
+    assert _symbols(last) != _symbols(first)
+    for holds in ((first.layout, last.layout), (last.layout, first.layout)):
+        shown = build_context(path, main, inside, index=index, workspace_root=str(tmp_path), holds=holds)
+        assert shown.layout is holds[0]
 
 
 def test_typing_a_line_keeps_the_hold_and_the_prompt_begins_the_same(tmp_path, write_files):
