@@ -11,6 +11,9 @@
 // extension's re-trigger; `slow.readyNotified` (the server's `ready_notified` counter) says which
 // path it took. Headless code-server 4.139.1 driven this way was not seen to cancel (1.5 s and 4 s
 // requests were answered directly), so the re-trigger rule itself is covered by the unit tests.
+// Then a slow request VS Code does cancel without an edit (the suggestion list opened and closed
+// while it runs: VS Code cancels and asks again): the ghost text must come from the generation
+// that was cancelled, which ran to its end, with no second backend request.
 // Then Escape with VS Code's suggestion list (Ctrl+Space) open over ghost text: the list closes
 // first and the ghost text stays; a second Escape dismisses it. Last, `arbor: Show server
 // statistics`: the accept counters and the acceptance figures the extension's reports produced;
@@ -345,6 +348,30 @@ async function main() {
     await page.keyboard.press("Escape");
     await page.waitForFunction(() => !document.querySelector('.monaco-editor [class*="ghost-text"]'), { timeout: 10_000 });
 
+    // A slow request VS Code cancels without an edit: opening and closing the suggestion list while
+    // it runs makes VS Code cancel it and ask again. The server's generation goes on; the ghost
+    // text comes from it, with no second backend request.
+    const cancelledBefore = (outputChannelLog().match(/is canceled \(-32800\)/g) || []).length;
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type(`    ${SLOW_PREFIX}`, { delay: 40 });
+    const cancelTyped = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await page.keyboard.down("Control");
+    await page.keyboard.press("Space");
+    await page.keyboard.up("Control");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await page.keyboard.press("Escape");
+    const cancelledGhost = await page.waitForFunction(ghostVisible, { timeout: 30_000 }, SLOW_COMPLETION);
+    const cancelled = { ghostText: await cancelledGhost.jsonValue(), msFromLastKey: Date.now() - cancelTyped };
+    mark("cancelledGhost");
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-cancelled-ghost-text.png") });
+    await page.keyboard.press("Escape");
+    await page.waitForFunction(() => !document.querySelector('.monaco-editor [class*="ghost-text"]'), { timeout: 10_000 });
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the output channel reaches its file
+    cancelled.cancelledRequests = (outputChannelLog().match(/is canceled \(-32800\)/g) || []).length - cancelledBefore;
+    cancelled.backendSlow = { ...backend.seen.slow };
+
     // Escape with VS Code's suggestion list open as well: VS Code's own order holds (the list
     // closes first, the ghost text stays), and only the second Escape dismisses the ghost text,
     // through arbor.dismiss (counted as arbor/rejected).
@@ -440,14 +467,18 @@ async function main() {
     // The ghost text cannot have come before the slow backend answered, and it came from the
     // generation VS Code had given up on: that one ran to its end, its connection never cut.
     const slowOk = slowGhostMs >= SLOW_MS && backend.seen.slow.answered >= 1 && backend.seen.slow.closedEarly === 0;
+    // The cancelled request's generation ran to its end (two slow requests in all, both answered,
+    // none cut) and its answer is what was shown, after the backend's delay.
+    cancelled.ok = cancelled.cancelledRequests >= 1 && cancelled.msFromLastKey >= SLOW_MS &&
+      cancelled.backendSlow.requests === 2 && cancelled.backendSlow.answered === 2 && cancelled.backendSlow.closedEarly === 0;
     // Events: "a + b" shown, "a" taken by Ctrl+Right (1 char), the rest by Tab (4 chars); the slow
-    // "a * b" shown and dismissed; "a + b" shown again and dismissed with the list open before.
-    const expectedAcceptance = { shown: 3, shownChars: 15, acceptedCompletions: 1, acceptedChars: 5,
-      fullAccepts: 1, partialAccepts: 1, rejected: 2 };
+    // "a * b" shown and dismissed, twice; "a + b" shown again and dismissed with the list open before.
+    const expectedAcceptance = { shown: 4, shownChars: 20, acceptedCompletions: 1, acceptedChars: 5,
+      fullAccepts: 1, partialAccepts: 1, rejected: 3 };
     const acceptanceOk = Object.entries(expectedAcceptance).every(([key, value]) => acceptance[key] === value);
     const listOk = listAndGhost.bothShown && listAndGhost.ghostAfterFirstEscape && listAndGhost.lineAfter === "    return ";
     const ok = lines.includes(expectedLine) && /"accepted_full": 1,?$/.test(statsAccepted) &&
-      wordLine.ghost.includes("+ b") && slowOk && acceptanceOk && listOk && outputOk;
+      wordLine.ghost.includes("+ b") && slowOk && cancelled.ok && acceptanceOk && listOk && outputOk;
     console.log(
       JSON.stringify({
         ok,
@@ -460,10 +491,11 @@ async function main() {
         listAndGhost: { ok: listOk, ...listAndGhost },
         outputLog: { ok: outputOk, ...outputLog },
         slow: { ok: slowOk, ghostText: slowGhostText, msFromLastKey: slowGhostMs, backendMs: SLOW_MS, readyNotified },
+        cancelled,
         backend: backend.seen,
         status: statusTexts.filter((text) => /arbor/.test(text)),
         ms: marks,
-        artifacts: ["vscode-ghost-text.png", "vscode-accepted.png", "vscode-slow-ghost-text.png", "vscode-list-and-ghost.png", "vscode-stats.png"].map((name) => path.join(ARTIFACTS_DIR, name)),
+        artifacts: ["vscode-ghost-text.png", "vscode-accepted.png", "vscode-slow-ghost-text.png", "vscode-cancelled-ghost-text.png", "vscode-list-and-ghost.png", "vscode-stats.png"].map((name) => path.join(ARTIFACTS_DIR, name)),
       }),
     );
     return ok ? 0 : 1;
