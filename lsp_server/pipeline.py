@@ -149,8 +149,9 @@ class CompletionPipeline:
         held layout no longer holds show it, and a warm-up that replaces this one before it ends
         (its task cancelled) keeps it while it holds, so the chunks computed so far serve both.
         Once prefilled, it becomes `holder.layout`, unless a completion made another layout the
-        holder's meanwhile. Returns the tokens it evaluated (0: nothing to warm)."""
-        if self.privacy.denies(path):
+        holder's meanwhile. Returns the tokens it evaluated (0: nothing to warm, and no context is
+        built where the primary backend keeps no prompt cache to fill)."""
+        if self.privacy.denies(path) or not self.router.warms:
             return 0
         held = holder if holder is not None and self.holds_layouts else None
         kept = (held.warming,) if held is not None and held.warming is not None else ()

@@ -187,3 +187,11 @@ async def test_a_warm_up_ending_after_a_completion_chose_afresh_leaves_that_choi
     router.prefilled.set()
     await warm_up
     assert doc.layout is chosen
+
+
+async def test_no_warm_up_is_built_for_a_backend_without_a_prompt_cache(tmp_path):
+    router = Router(warms=False)
+    pipeline, path = _pipeline(tmp_path, router)
+    doc = HeldBuffer()
+    assert await pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc) == 0
+    assert router.warmed == [] and doc.warming is None
