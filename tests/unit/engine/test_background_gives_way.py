@@ -90,11 +90,17 @@ def test_an_interactive_step_is_never_given_up(family):
     assert_matches_reference(reference, second, "b", prompt_of(9, start=60))
 
 
-def test_a_warmup_step_of_the_arriving_prompts_start_runs_on(family):
-    reference = tiny_reference(family, seed=14)
+def _warming_engine(family, seed: int):
+    """An engine 8 tokens into a 40-token warm-up of `prompt_of(40)`, prefilling 8 per step."""
+    reference = tiny_reference(family, seed=seed)
     engine = make_engine(reference, warmup_chunk_tokens=8)
     engine.add_request("w", prompt_of(40), GenerationParams(max_tokens=0), lambda _o: None)
     engine.step()
+    return reference, engine
+
+
+def test_a_warmup_step_of_the_arriving_prompts_start_runs_on(family):
+    reference, engine = _warming_engine(family, seed=14)
     recorder = Recorder(engine)
     prompt = prompt_of(40) + [5, 6, 7]  # what the warm-up prefills is its beginning
     _arrive_during_next_step(engine, lambda: recorder.add("r", prompt, max_tokens=3))
@@ -108,10 +114,7 @@ def test_a_warmup_step_of_the_arriving_prompts_start_runs_on(family):
 
 
 def test_a_warmup_step_that_leaves_the_arriving_prompt_within_its_chunk_gives_way(family):
-    reference = tiny_reference(family, seed=15)
-    engine = make_engine(reference, warmup_chunk_tokens=8)
-    engine.add_request("w", prompt_of(40), GenerationParams(max_tokens=0), lambda _o: None)
-    engine.step()
+    reference, engine = _warming_engine(family, seed=15)
     recorder = Recorder(engine)
     prompt = prompt_of(12) + [3, 4, 5]  # the same start, then another text inside the next chunk
     _arrive_during_next_step(engine, lambda: recorder.add("r", prompt, max_tokens=2))

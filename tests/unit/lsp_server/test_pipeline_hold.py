@@ -57,6 +57,18 @@ def _shown(request) -> list[str]:
     return [snippet.text for snippet in request.snippets]
 
 
+def _fresh(pipeline, path, offset):
+    return pipeline.request_for(pipeline.build_context(path, MAIN, offset))
+
+
+async def _warm_up_waiting(pipeline, router, path, offset, doc):
+    """A warm-up at `offset` started and waiting for the backend (until `router.prefilled` is set)."""
+    router.prefilled.clear()
+    warm_up = asyncio.ensure_future(pipeline.warm(path, MAIN, offset, holder=doc))
+    await asyncio.sleep(0)
+    return warm_up
+
+
 async def test_completions_show_the_held_snippets_until_a_warm_up_replaces_them(tmp_path):
     router = Router()
     pipeline, path = _pipeline(tmp_path, router)
@@ -67,7 +79,7 @@ async def test_completions_show_the_held_snippets_until_a_warm_up_replaces_them(
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
     assert _shown(router.completed[1]) == _shown(router.completed[0])
     assert doc.layout is held
-    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    fresh = _fresh(pipeline, path, NEAR_LAST)
     assert _shown(fresh) != _shown(router.completed[0])  # else this test shows nothing
 
     await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)
@@ -93,7 +105,7 @@ async def test_without_a_cache_to_warm_every_completion_chooses_afresh(tmp_path)
     doc = HeldBuffer()
     await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
-    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    fresh = _fresh(pipeline, path, NEAR_LAST)
     assert _shown(router.completed[1]) == _shown(fresh)
 
 
@@ -104,7 +116,7 @@ async def test_with_warm_ups_off_every_completion_chooses_afresh(tmp_path):
     doc = HeldBuffer()
     await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
-    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    fresh = _fresh(pipeline, path, NEAR_LAST)
     assert _shown(router.completed[1]) == _shown(fresh)
 
 
@@ -112,12 +124,10 @@ async def test_a_completion_during_a_warm_up_shows_the_snippets_being_prefilled(
     router = Router()
     pipeline, path = _pipeline(tmp_path, router)
     doc = HeldBuffer()
-    router.prefilled.clear()
-    warm_up = asyncio.ensure_future(pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc))
-    await asyncio.sleep(0)
+    warm_up = await _warm_up_waiting(pipeline, router, path, NEAR_FIRST, doc)
     assert router.warmed and doc.layout is None
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
-    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    fresh = _fresh(pipeline, path, NEAR_LAST)
     assert _shown(router.completed[0]) == _shown(router.warmed[0]) != _shown(fresh)
     assert doc.layout is doc.warming  # the request made it the buffer's
     router.prefilled.set()
@@ -133,9 +143,7 @@ async def test_a_prefilled_layout_wins_over_one_being_prefilled(tmp_path):
     doc = HeldBuffer()
     await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
     held = doc.layout
-    router.prefilled.clear()
-    warm_up = asyncio.ensure_future(pipeline.warm(path, MAIN, NEAR_LAST, holder=doc))
-    await asyncio.sleep(0)
+    warm_up = await _warm_up_waiting(pipeline, router, path, NEAR_LAST, doc)
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
     assert _shown(router.completed[1]) == _shown(router.completed[0]) != _shown(router.warmed[0])
     assert doc.layout is held
@@ -148,14 +156,12 @@ async def test_a_warm_up_cut_short_leaves_its_choice_to_the_next_one(tmp_path):
     router = Router()
     pipeline, path = _pipeline(tmp_path, router)
     doc = HeldBuffer()
-    router.prefilled.clear()
-    first = asyncio.ensure_future(pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc))
-    await asyncio.sleep(0)
+    first = await _warm_up_waiting(pipeline, router, path, NEAR_FIRST, doc)
     first.cancel()
     await asyncio.gather(first, return_exceptions=True)
     router.prefilled.set()
     await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)
-    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    fresh = _fresh(pipeline, path, NEAR_LAST)
     assert _shown(router.warmed[1]) == _shown(router.warmed[0]) != _shown(fresh)
     assert doc.warming is None and doc.layout is not None
     await pipeline.warm(path, MAIN, NEAR_LAST, holder=doc)  # one that finished: the next chooses afresh
@@ -169,7 +175,7 @@ async def test_a_warm_up_that_prefilled_nothing_leaves_no_warming_layout(tmp_pat
     await pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc)
     assert doc.warming is None and doc.layout is None
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
-    fresh = pipeline.request_for(pipeline.build_context(path, MAIN, NEAR_LAST))
+    fresh = _fresh(pipeline, path, NEAR_LAST)
     assert _shown(router.completed[0]) == _shown(fresh)
 
 
@@ -178,9 +184,7 @@ async def test_a_warm_up_ending_after_a_completion_chose_afresh_leaves_that_choi
     pipeline, path = _pipeline(tmp_path, router)
     doc = HeldBuffer()
     await pipeline.complete(path, MAIN, NEAR_FIRST, holder=doc)
-    router.prefilled.clear()
-    warm_up = asyncio.ensure_future(pipeline.warm(path, MAIN, NEAR_FIRST, holder=doc))
-    await asyncio.sleep(0)
+    warm_up = await _warm_up_waiting(pipeline, router, path, NEAR_FIRST, doc)
     doc.layout = doc.warming = None  # as if neither held where the user went
     await pipeline.complete(path, MAIN, NEAR_LAST, holder=doc)
     chosen = doc.layout
