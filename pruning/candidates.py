@@ -20,8 +20,9 @@ Value model (documented because the packer trusts it): a referenced definition i
 plus a tenth of the value of each further use. A class whose members are accessed on the cursor
 line (or the line before) has its full skeleton valued at twice its compact form. Ladder pieces have fixed values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
-Classes start as a header with two members and functions as a signature; fuller renderings are
-offered as upgrades that the packer applies with what budget is left.
+Every definition starts as its line form (`snippets`: its header on one line); fuller renderings
+(a signature, then the whole body when short; a class's header with two used members, then its
+skeleton) are offered as a chain of upgrades that the packer applies with what budget is left.
 """
 
 from __future__ import annotations
@@ -35,12 +36,14 @@ from .index_lookup import Found, IndexLookup, module_stem
 from .file_uses import MAX_FILE_NAMES, file_uses
 from .names_near import NameUse
 from .scopes import as_scope, name_of, node_text
+from .similar_code import similar_code_uses
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 
 FULL_BODY_MAX_LINES = 12
+SIGNATURE_GAIN = 1.5  # a signature (doc line, the header as written) against the line form
 COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are used near the cursor
 MAX_NAMES = 20
-USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
+USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "similar": 0.7, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 
 
@@ -59,7 +62,7 @@ class Piece(NamedTuple):
     value: float
     current: bool
     form: str = "signature"
-    upgrade: Piece | None = None  # a fuller rendering that may replace this one if budget allows
+    upgrade: Piece | None = None  # a fuller rendering that may replace this one if budget allows (it may have its own)
 
 
 def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
@@ -81,6 +84,8 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)
+    for use in similar_code_uses(lookup, source, cursor_line, set(by_name), syntax.builtins):
+        by_name[use.name] = [use]
     rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0
     values: dict[tuple[str, int], float] = {}
@@ -128,24 +133,34 @@ def warm_references(lookup: IndexLookup, names: tuple[tuple[str, frozenset[str]]
     for name, members in names:
         for item in lookup.definitions(name):
             if item.path != lookup.path:
-                _draw_forms(item, lookup, members)
+                _draw_forms(item, lookup, members, 1.0)
 
 
-def _draw_forms(item: Found, lookup: IndexLookup, members: frozenset[str]):
+def _draw_forms(item: Found, lookup: IndexLookup, members: frozenset[str], upgrade_gain: float):
     """`_forms` of an index definition, rendered from the index."""
     definition = item.definition
     lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
     return _forms(lambda form, limit: lookup.render(item, form, members or None, limit),
-                  getattr(definition, "kind", "definition"), lines, bool(members))
+                  getattr(definition, "kind", "definition"), lines, bool(members), upgrade_gain)
 
 
-def _forms(draw, kind: str, lines: int, wanted_members: bool):
-    """The compact rendering (signature; a class's header alone, or with two of the members used
-    near the cursor when there are some) and the fuller one (whole body when short, else None;
-    skeleton up to 12 members) of a definition of `kind`."""
+def _forms(draw, kind: str, lines: int, wanted_members: bool, upgrade_gain: float) -> list[tuple[RenderedSnippet, float]]:
+    """The renderings of a definition of `kind`, cheapest first, each with its value relative to
+    the first: its line form (1.0); for a class, its header with two of the members used near the
+    cursor when there are some (`SIGNATURE_GAIN`), then its skeleton up to 12 members
+    (`upgrade_gain`); otherwise its signature (`SIGNATURE_GAIN`), then its whole body when short
+    (`upgrade_gain`). A rendering whose text equals the one before it is left out."""
     if kind in CLASS_KINDS:
-        return draw("skeleton", COMPACT_MEMBERS if wanted_members else 0), draw("skeleton", 12)
-    return draw("signature", 0), draw("full", 0) if lines <= FULL_BODY_MAX_LINES else None
+        drawn = [(draw("line", 0), 1.0), (draw("skeleton", COMPACT_MEMBERS) if wanted_members else None, SIGNATURE_GAIN),
+                 (draw("skeleton", 12), upgrade_gain)]
+    else:
+        drawn = [(draw("line", 0), 1.0), (draw("signature", 0), SIGNATURE_GAIN),
+                 (draw("full", 0) if lines <= FULL_BODY_MAX_LINES else None, upgrade_gain)]
+    forms: list[tuple[RenderedSnippet, float]] = []
+    for snippet, gain in drawn:
+        if snippet is not None and (not forms or snippet.text != forms[-1][0].text):
+            forms.append((snippet, gain))
+    return forms
 
 
 def local_definitions(root: object, syntax: Syntax, source: bytes) -> dict[str, list[object]]:
@@ -235,9 +250,9 @@ def _use_value(use: NameUse, definition: object) -> float:
 def _render_found(item, members: frozenset[str], value: float, lookup: IndexLookup, root: object,
                   source: bytes, path: str, syntax: Syntax, visible: tuple[int, int], *,
                   upgrade_gain: float = 1.3) -> Piece | None:
-    """A compact rendering (signature; class header, with two members used near the cursor) with, when different, a
-    fuller one (whole body when short; skeleton up to 12 members) as its upgrade, worth
-    `upgrade_gain` times as much (more when the cursor is on a member access of that class)."""
+    """The definition's line form, with its fuller renderings (`_forms`) as a chain of upgrades,
+    the fullest worth `upgrade_gain` times as much (more when the cursor is on a member access of
+    that class)."""
     definition = item.definition
     if isinstance(item, _Local):
         kind = syntax.scopes.get(item.node.type, "definition")  # type: ignore[attr-defined]
@@ -249,19 +264,17 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
             return render(item.node, source, syntax, form, parents=True, members=members or None, limit=limit)
 
         symbol, kind, where = scope.name, scope.kind, path
-        base, rich = _forms(draw, kind, scope.end_line - scope.start_line + 1, bool(members))
+        forms = _forms(draw, kind, scope.end_line - scope.start_line + 1, bool(members), upgrade_gain)
     else:
         kind = getattr(definition, "kind", "definition")
         symbol, where = definition.name, item.path  # type: ignore[attr-defined]
-        base, rich = _draw_forms(item, lookup, members)
+        forms = _draw_forms(item, lookup, members, upgrade_gain)
     current = isinstance(item, _Local)
     reason = _reason(item.tier, kind)
-    if base is None:
-        return None
-    upgrade = None
-    if rich is not None and rich.text != base.text:
-        upgrade = _piece(where, symbol, kind, rich, reason, value * upgrade_gain, current)
-    return _piece(where, symbol, kind, base, reason, value, current, upgrade)
+    piece = None
+    for snippet, gain in reversed(forms):
+        piece = _piece(where, symbol, kind, snippet, reason, value * gain, current, piece)
+    return piece
 
 
 def _reason(tier: int, kind: str) -> str:

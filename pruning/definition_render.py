@@ -3,7 +3,8 @@
 The definition's own lines are cut out, dedented to column 0, parsed on their own, rendered
 (`snippets.render`) and re-indented; a method keeps its class's header line above it. The
 result equals what rendering the definition's node in a tree of the whole file would show,
-for the forms `snippets` offers.
+for the forms `snippets` offers. A definition whose lines hold no scope node of their own (a
+constant, a type alias) is shown whole ("full") or on one line (every other form: "line").
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import xxhash
 
 from indexer import parse, syntax_for
 
-from .snippets import RenderedSnippet, member_names, render
+from .snippets import RenderedSnippet, collapse, member_names, render
 
 
 def render_definition(source: bytes, language: str, definition: object, form: str,
@@ -26,10 +27,11 @@ def render_definition(source: bytes, language: str, definition: object, form: st
         return None
     syntax, chunk, indent, node = cut
     start_line, end_line = definition.start_line, definition.end_line  # type: ignore[attr-defined]
-    if node is None:
-        lines = chunk.decode("utf-8", "replace").split("\n")[:3]
-        text = "\n".join(lines)
-        return RenderedSnippet(_reindent(text, indent, container_header), start_line, end_line, "full")
+    if node is None:  # a definition the language's scopes do not cover (a constant, a type alias)
+        text = chunk.decode("utf-8", "replace")
+        if form != "full":
+            form, text = "line", collapse(text)
+        return RenderedSnippet(_reindent(text, indent, container_header), start_line, end_line, form)
     snippet = render(node, chunk, syntax, form, members=members, limit=limit)
     return RenderedSnippet(_reindent(snippet.text, indent, container_header), start_line, end_line, snippet.form)
 

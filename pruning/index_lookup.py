@@ -26,6 +26,9 @@ from .snippets import RenderedSnippet
 
 MAX_RENDERINGS_PER_ENTRY = 512  # forms x member sets of one file's definitions kept on its entry
 MAX_CHUNK_TREES_PER_FILE = 256  # parsed definitions kept for a file's successive entries
+# A name an import binds, defined in at most this many files none of which the imports name,
+# counts as in an imported file (tier 2): the import reached it through re-exports.
+MAX_RE_EXPORTED_FILES = 2
 
 
 class Found(NamedTuple):
@@ -33,7 +36,7 @@ class Found(NamedTuple):
 
     path: str
     definition: object  # indexer.tags.Definition
-    tier: int  # 0 this file, 1 bound by an import, 2 in an imported file, 3 elsewhere
+    tier: int  # 0 this file, 1 bound by an import, 2 in an imported file or re-exported, 3 elsewhere
 
 
 PACKAGE_FILES = frozenset({"__init__", "index", "mod"})  # a file that is its directory's module
@@ -86,9 +89,18 @@ class IndexLookup:
             imported = self.imported_files()
             entry = snapshot.entry(self.path)
             is_bound = entry is not None and name in entry.bound_names
+            answer = snapshot.definitions_of(name, self.path)[:limit]
+            # a bound name whose definition lies outside the files the import statements name
+            # reached it through re-exports (`pub use`, an index.ts, a package's __init__)
+            re_exported = is_bound and len({path for path, _ in answer}) <= MAX_RE_EXPORTED_FILES
             found = []
-            for path, definition in snapshot.definitions_of(name, self.path)[:limit]:
-                tier = 0 if path == self.path else (1 if is_bound else 2) if path in imported else 3
+            for path, definition in answer:
+                if path == self.path:
+                    tier = 0
+                elif path in imported:
+                    tier = 1 if is_bound else 2
+                else:
+                    tier = 2 if re_exported else 3
                 found.append(Found(path, definition, tier))
             found = snapshot.derived.setdefault(key, found)
         return found

@@ -4,7 +4,8 @@ Invariants:
 - `pack` never chooses pieces whose tokens plus one header per file block exceed the budget;
   a file's header (`header_cost`) is paid by its first chosen snippet;
 - no two chosen pieces overlap (`covers`): a fuller form of a definition replaces its compact
-  form only as an upgrade, paid for by its marginal tokens;
+  form only as an upgrade, paid for by its marginal tokens (an upgrade may have its own), and
+  an upgrade that comes to show another chosen piece (a class skeleton, its method) replaces it;
 - it is deterministic: ties in value per token break on (display path, line, symbol, kind);
 - `layout` orders other files by display path then line, then the current file by line
   (stable-first: consecutive prompts share their beginning).
@@ -34,17 +35,22 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> li
         tokens = count(piece.text)
         if piece.value > 0 and tokens > 0:
             heapq.heappush(heap, (-piece.value / tokens, -piece.value, _order(piece, display), index, -1, tokens, piece))
-    chosen: list[tuple[Piece, int]] = []
+    chosen: list[tuple[Piece, int] | None] = []  # None: a piece an upgrade came to cover
     paths: set[str] = set()
     left = budget
     while heap:
         _, _, _, index, slot, tokens, piece = heapq.heappop(heap)
         if slot >= 0:  # an upgrade of chosen[slot]: `tokens` is the marginal cost
-            if tokens <= left:
+            if chosen[slot] is not None and tokens <= left:
                 chosen[slot] = (piece, chosen[slot][1] + tokens)
                 left -= tokens
+                for other, taken in enumerate(chosen):  # what the fuller form now shows goes
+                    if other != slot and taken is not None and covers(piece, taken[0]):
+                        chosen[other] = None
+                        left += taken[1]
+                _offer_upgrade(heap, piece, chosen[slot][1], index, slot, display, count)
             continue
-        if any(covers(other, piece) or covers(piece, other) for other, _ in chosen):
+        if any(covers(other[0], piece) or covers(piece, other[0]) for other in chosen if other is not None):
             continue
         cost = tokens + (0 if piece.path in paths else header_cost(display[piece.path], count))
         if cost > left:
@@ -52,14 +58,21 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> li
         chosen.append((piece, tokens))
         paths.add(piece.path)
         left -= cost
-        upgrade = piece.upgrade
-        if upgrade is not None:
-            extra = count(upgrade.text) - tokens
-            gain = upgrade.value - piece.value
-            if extra > 0 and gain > 0:
-                heapq.heappush(heap, (-gain / extra, -gain, _order(upgrade, display), index, len(chosen) - 1,
-                                      extra, upgrade))
-    return chosen
+        _offer_upgrade(heap, piece, tokens, index, len(chosen) - 1, display, count)
+    return [taken for taken in chosen if taken is not None]
+
+
+def _offer_upgrade(heap: list, piece: Piece, tokens: int, index: int, slot: int, display: dict[str, str],
+                   count) -> None:
+    """Push `piece`'s upgrade (if it costs more and is worth more) for chosen[slot], keyed by its
+    marginal value per marginal token."""
+    upgrade = piece.upgrade
+    if upgrade is None:
+        return
+    extra = count(upgrade.text) - tokens
+    gain = upgrade.value - piece.value
+    if extra > 0 and gain > 0:
+        heapq.heappush(heap, (-gain / extra, -gain, _order(upgrade, display), index, slot, extra, upgrade))
 
 
 def _order(piece: Piece, display: dict[str, str]) -> tuple:

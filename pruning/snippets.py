@@ -2,6 +2,9 @@
 
 Forms:
 - "full": the definition's whole lines, as written;
+- "line": the definition's own header (no decorators or doc comment) on one line, whitespace
+  runs collapsed, + the language's body placeholder; at most `MAX_LINE_CHARS` characters (cut
+  with ` ...`). The cheapest form that still names the definition and its parameters;
 - "signature": header (decorators, modifiers, parameters, return type) + the first line of its
   docstring or doc comment + the language's body placeholder (`...`, `{ /* ... */ }`);
 - "skeleton": a class/interface/struct header with each member reduced to one line: methods to
@@ -32,7 +35,7 @@ class RenderedSnippet(NamedTuple):
 
 def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: bool = False,
            members: frozenset[str] | None = None, limit: int = 12) -> RenderedSnippet:
-    """Renders definition `node` of `source` in `form` ("full", "signature" or "skeleton").
+    """Renders definition `node` of `source` in `form` ("full", "line", "signature" or "skeleton").
 
     For a skeleton, `members` (when given) limits the methods shown to those names; fields and
     constructors are always shown.
@@ -41,6 +44,8 @@ def render(node: object, source: bytes, syntax: Syntax, form: str, *, parents: b
     scope = as_scope(node, kind, syntax, source)
     if form == "full":
         text = _whole_lines(source, scope.outer.start_byte, node.end_byte)  # type: ignore[attr-defined]
+    elif form == "line":
+        text = _indent_of(source, scope.outer.start_byte) + one_line(node, source, syntax)  # type: ignore[attr-defined]
     elif form == "skeleton" and kind in CLASS_KINDS:
         text = skeleton(node, source, syntax, members, limit)
     else:
@@ -67,6 +72,39 @@ def signature(node: object, source: bytes, syntax: Syntax) -> str:
         doc = _python_docstring(body, source)
         return header + (f"\n{inner}{doc}" if doc else f" {syntax.placeholder}")
     return _doc_comment(scope.outer, source, syntax, indent) + f"{header} {syntax.placeholder}"
+
+
+MAX_LINE_CHARS = 56
+
+
+def one_line(node: object, source: bytes, syntax: Syntax) -> str:
+    """The "line" form of definition `node`: its header from the node's own start (after any
+    decorator) to its body, or its whole text when it has none, on one line, + the placeholder."""
+    body = body_of(node)
+    end = body.start_byte if body is not None else node.end_byte  # type: ignore[attr-defined]
+    text = collapse(source[node.start_byte:end].decode("utf-8", "replace"))  # type: ignore[attr-defined]
+    if body is not None:
+        text = f"{text} {syntax.placeholder}"
+    return text
+
+
+def collapse(text: str, limit: int | None = None) -> str:
+    """`text` on one line: each run of whitespace one space, none just inside brackets, no comma
+    before a closing bracket; longer than `limit` characters: cut at a space, ending ` ...`."""
+    out: list[str] = []
+    for word in text.split():
+        if out and (out[-1].endswith(("(", "[", "<")) or word.startswith((")", "]", ">"))):
+            if out[-1].endswith(",") and word.startswith((")", "]", ">")):
+                out[-1] = out[-1][:-1]
+            out[-1] += word
+        else:
+            out.append(word)
+    line = " ".join(out)
+    limit = MAX_LINE_CHARS if limit is None else limit
+    if len(line) > limit:
+        cut = line.rfind(" ", 0, limit - 4)
+        line = line[: cut if cut > 0 else limit - 4] + " ..."
+    return line
 
 
 MAX_SKELETON_MEMBERS = 12

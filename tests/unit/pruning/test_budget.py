@@ -81,6 +81,32 @@ def test_pack_applies_an_upgrade_only_with_the_budget_it_needs():
     assert [p.form for p, _ in chosen] == ["full"] and chosen[0][1] == count(piece.upgrade.text)
 
 
+def test_pack_applies_a_chain_of_upgrades_one_step_at_a_time():
+    """line form -> signature -> full body, each step paid by its marginal tokens."""
+    count = TOKENIZER.count
+    display = {"a.py": "a.py"}
+    full = Piece("a.py", "f", "function", 0, 9, "w " * 30 + "\n", "", 3.0, False, "full")
+    signature = Piece("a.py", "f", "function", 0, 9, "w " * 10 + "\n", "", 1.5, False, "signature", full)
+    line = Piece("a.py", "f", "function", 0, 9, "w " * 4 + "\n", "", 1.0, False, "line", signature)
+    base = count(line.text) + header_cost("a.py", count)
+    assert [p.form for p, _ in pack([line], base, display, count)] == ["line"]
+    assert [p.form for p, _ in pack([line], base - count(line.text) + count(signature.text), display, count)] == ["signature"]
+    chosen = pack([line], base - count(line.text) + count(full.text), display, count)
+    assert [(p.form, t) for p, t in chosen] == [("full", count(full.text))]
+
+
+def test_an_upgrade_that_shows_another_chosen_piece_replaces_it():
+    """A class's skeleton shows its method: the method's own snippet goes, its tokens come back."""
+    count = TOKENIZER.count
+    display = {"a.py": "a.py"}
+    skeleton = Piece("a.py", "Repo", "class", 0, 20, "w " * 12 + "\n", "", 8.0, False, "skeleton")
+    header = Piece("a.py", "Repo", "class", 0, 20, "w " * 3 + "\n", "", 2.0, False, "line", skeleton)
+    method = Piece("a.py", "save", "method", 5, 7, "w " * 5 + "\n", "", 1.5, False, "signature")
+    chosen = pack([header, method], 200, display, count)
+    assert [(p.symbol, p.form) for p, _ in chosen] == [("Repo", "skeleton")]
+    assert sum(t for _, t in chosen) == count(skeleton.text)
+
+
 @settings(max_examples=200, deadline=None)
 @given(code_lines, st.integers(0, 120))
 def test_prefix_window_keeps_whole_lines_within_budget(lines, budget):

@@ -109,3 +109,35 @@ def test_a_re_indexed_buffer_does_not_parse_its_unchanged_definitions_again(tmp_
     after = catalog_skeleton()
     assert after.text == before.text and after.start_line == before.start_line + 2
     assert len(parsed) == 1
+
+
+def test_a_definition_without_a_scope_node_is_whole_or_one_line_never_cut(tmp_path):
+    """A TypeScript type alias: its lines parse to no scope of their own."""
+    (tmp_path / "types.ts").write_text("export type Input<T> =\n  | Promise<T>\n  | Array<T>;\n")
+    (tmp_path / "main.ts").write_text("import { Input } from './types';\n")
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(tmp_path)])
+    main, types = str(tmp_path / "main.ts"), str(tmp_path / "types.ts")
+    lookup = IndexLookup(index.snapshot_for(main), main)
+    [found] = [f for f in lookup.definitions("Input") if f.path == types]
+    full = lookup.render(found, "full")
+    assert (full.form, full.text) == ("full", "export type Input<T> =\n  | Promise<T>\n  | Array<T>;\n")
+    for form in ("signature", "line", "skeleton"):
+        line = lookup.render(found, form)
+        assert (line.form, line.text) == ("line", "export type Input<T> = | Promise<T> | Array<T>;\n")
+        assert (line.start_line, line.end_line) == (0, 2)
+
+
+def test_a_bound_name_reached_through_re_exports_counts_as_imported(tmp_path):
+    """`from pkg import Widget`, where pkg/__init__.py re-exports it from pkg/widgets.py."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .widgets import *\n")
+    (tmp_path / "pkg" / "widgets.py").write_text("class Widget:\n    pass\n")
+    (tmp_path / "other.py").write_text("class Gadget:\n    pass\n")
+    (tmp_path / "main.py").write_text("from pkg import Widget\n")
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(tmp_path)])
+    main = str(tmp_path / "main.py")
+    lookup = IndexLookup(index.snapshot_for(main), main)
+    assert [(f.path, f.tier) for f in lookup.definitions("Widget")] == [(str(tmp_path / "pkg" / "widgets.py"), 2)]
+    assert [f.tier for f in lookup.definitions("Gadget")] == [3]  # not bound by an import

@@ -141,3 +141,24 @@ def test_java_ladder_and_skeleton(parse):
         "  public int add() { /* ... */ }\n"
         "}\n"
     )
+
+
+def test_line_form_is_the_header_alone_on_one_line(parse):
+    data, scopes = chain(parse, "python", PY)
+    method, cls = scopes
+    syntax = syntax_for("python")
+    assert render(cls.node, data, syntax, "line").text == "class Repo(Base): ...\n"
+    snippet = render(method.node, data, syntax, "line")
+    assert (snippet.text, snippet.start_line, snippet.end_line, snippet.form) == \
+        ("    def save(self, item): ...\n", 13, 15, "line")
+    ts, ts_scopes = chain(parse, "typescript", TS)
+    assert render(ts_scopes[1].node, ts, syntax_for("typescript"), "line").text == \
+        "class Service extends Base { /* ... */ }\n"
+
+
+def test_collapse_joins_lines_without_spaces_inside_brackets_and_cuts_long_lines():
+    from pruning.snippets import MAX_LINE_CHARS, collapse
+    assert collapse("def echo(\n    message=None,\n    err=False,\n) -> None:") == "def echo(message=None, err=False) -> None:"
+    long = "def f(" + ", ".join(f"argument_{i}" for i in range(20)) + "):"
+    cut = collapse(long)
+    assert cut.endswith(" ...") and len(cut) <= MAX_LINE_CHARS and long.startswith(cut[:-4])

@@ -1,0 +1,102 @@
+"""Names from code like the code at the cursor: a candidate source for the line not typed yet.
+
+Code that looks like the lines around the cursor (a sibling file's same method, the other
+`*_slice.go` of a package) often uses, just there, the names the next line will use. The lines
+around the cursor are compared with windows of `WINDOW_LINES` lines (stride `WINDOW_STRIDE`) of
+a bounded set of related files (the files this file imports, then the files of its own
+directory, at most `MAX_FILES`), by Jaccard similarity of their identifier sets, as
+RepoCoder retrieves. The names of the `TOP_WINDOWS` most similar windows that the lines around
+the cursor do not use, and that the index defines, are the likely next names this source offers,
+each as a use `SIMILAR_DISTANCE` lines away (nearer for a more similar window).
+
+A file's windows (their first lines and identifier sets) are kept on its index entry
+(`FileEntry.derived`, key `("similar_windows",)`) and die with it; the related files of a file
+are a value of its imports and the set of files (`IndexSnapshot.import_value`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import re
+
+from .index_lookup import IndexLookup
+from .names_near import NameUse
+
+WORD = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
+WINDOW_LINES = 20
+WINDOW_STRIDE = 10
+QUERY_LINES = 10  # lines above and below the cursor compared with the windows
+MAX_FILES = 48
+TOP_WINDOWS = 3
+MAX_SIMILAR_NAMES = 8
+SIMILAR_DISTANCE = 16  # the distance of a name from the most similar window; +4 per window further
+MIN_SIMILARITY = 0.15
+
+
+def similar_code_uses(lookup: IndexLookup, source: bytes, cursor_line: int, known: set[str],
+                      builtins: frozenset[str] = frozenset()) -> list[NameUse]:
+    """Likely next names from the windows most like the lines around `cursor_line` of `source`
+    (see the module docstring); none in `known` (names the context already has as candidates)
+    or in `builtins`, each defined somewhere the index knows."""
+    if not lookup.available:
+        return []
+    lines = source.split(b"\n")
+    query = frozenset(WORD.findall(b"\n".join(lines[max(0, cursor_line - QUERY_LINES): cursor_line + QUERY_LINES])))
+    if not query:
+        return []
+    scored: list[tuple[float, str, int]] = []
+    for path in related_files(lookup):
+        for start, words in windows_of(lookup, path):
+            union = len(words | query)
+            if union:
+                scored.append((len(words & query) / union, path, start))
+    uses: list[NameUse] = []
+    seen: set[bytes] = set()
+    for rank, (similarity, path, start) in enumerate(heapq.nlargest(TOP_WINDOWS, scored)):
+        if similarity < MIN_SIMILARITY:
+            break
+        text = (lookup.snapshot.source(path) or b"").split(b"\n")[start:start + WINDOW_LINES]
+        for word in WORD.findall(b"\n".join(text)):
+            if word in query or word in seen or len(word) <= 2:
+                continue
+            seen.add(word)
+            name = word.decode("ascii")
+            if name in known or name in builtins or not lookup.definitions(name):
+                continue
+            uses.append(NameUse(name=name, kind="similar", line=cursor_line, distance=SIMILAR_DISTANCE + 4 * rank))
+            if len(uses) == MAX_SIMILAR_NAMES:
+                return uses
+    return uses
+
+
+def related_files(lookup: IndexLookup) -> tuple[str, ...]:
+    """The files this one imports, then the other files of its directory, at most `MAX_FILES`
+    (a value of the file's imports and the set of files, kept as such on the snapshot)."""
+    snapshot, path = lookup.snapshot, lookup.path
+
+    def make() -> tuple[str, ...]:
+        first = snapshot.imports_of(path)
+        directory = os.path.dirname(path)
+        siblings = sorted(p for p in snapshot.entries if os.path.dirname(p) == directory)
+        out: list[str] = []
+        for other in (*first, *siblings):
+            if other != path and other not in out:
+                out.append(other)
+        return tuple(out[:MAX_FILES])
+
+    return snapshot.import_value("similar_files", path, make)
+
+
+def windows_of(lookup: IndexLookup, path: str) -> list[tuple[int, frozenset[bytes]]]:
+    """(first line, identifier set) of each window of `path`'s entry text, kept on the entry."""
+    entry = lookup.snapshot.entry(path)
+    if entry is None:
+        return []
+    windows = entry.derived.get(("similar_windows",))
+    if windows is None:
+        lines = (lookup.snapshot.source(path) or b"").split(b"\n")
+        windows = [(start, frozenset(WORD.findall(b"\n".join(lines[start:start + WINDOW_LINES]))))
+                   for start in range(0, max(1, len(lines) - WINDOW_LINES + WINDOW_STRIDE), WINDOW_STRIDE)]
+        windows = entry.derived.setdefault(("similar_windows",), windows)
+    return windows
