@@ -27,6 +27,7 @@ skeleton) are offered as a chain of upgrades that the packer applies with what b
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -43,6 +44,7 @@ FULL_BODY_MAX_LINES = 12
 SIGNATURE_GAIN = 1.5  # a signature (doc line, the header as written) against the line form
 COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are used near the cursor
 MAX_NAMES = 20
+MAX_MODULE_MEMBERS = 12  # an imported module used near the cursor offers its definitions up to this many
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "similar": 0.7, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 
@@ -97,9 +99,12 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             members_of.setdefault(owner_type, set()).add(use.name)
             if use.distance <= 1:
                 at_cursor.add(owner_type)
+    used_modules: dict[str, list[NameUse]] = {}
     for name, name_uses in by_name.items():
-        if name in modules and all(u.kind == "identifier" for u in name_uses):
-            continue  # a module bound by an import: its members are resolved through it
+        if name in modules:  # a module bound by an import: its members are resolved through it
+            used_modules[name] = name_uses
+            if all(u.kind == "identifier" for u in name_uses):
+                continue
         found = _resolve(name, name_uses, lookup, local, source, path, modules)
         if not found:
             continue
@@ -113,6 +118,14 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             key = (item.path, _start(definition))
             values[key] = values.get(key, 0.0) + value
             sources[key] = (item, frozenset(members_of.get(name, ())), name in at_cursor)
+    for alias, alias_uses in used_modules.items():
+        members = module_members(lookup, modules[alias], set(by_name))
+        best = max(_use_value(u, None) for u in alias_uses) / math.sqrt(len(members) or 1)
+        for item in members:
+            key = (item.path, _start(item.definition))
+            if key not in values:
+                values[key] = best
+                sources[key] = (item, frozenset(), False)
     pieces = []
     for key, value in values.items():
         item, members, accessed = sources[key]
@@ -121,6 +134,23 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if piece is not None:
             pieces.append(piece)
     return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in by_name)
+
+
+def module_members(lookup: IndexLookup, stem: str, known: set[str]) -> list[Found]:
+    """The top-level definitions of the imported module called `stem` (an imported file whose
+    module stem it is), none of them named in `known`; none when it has more than
+    `MAX_MODULE_MEMBERS` (too many to tell which is next)."""
+    if not lookup.available:
+        return []
+    for other in lookup.imported_files():
+        entry = lookup.snapshot.entry(other)
+        if entry is None or module_stem(other) != stem:
+            continue
+        top = [d for d in entry.tags.definitions if getattr(d, "container", None) is None]
+        if len(top) > MAX_MODULE_MEMBERS:
+            return []
+        return [Found(other, d, 1) for d in top if d.name not in known]
+    return []
 
 
 def warm_references(lookup: IndexLookup, names: tuple[tuple[str, frozenset[str]], ...]) -> None:

@@ -64,9 +64,9 @@ def similar_code_uses(lookup: IndexLookup, source: bytes, cursor_line: int, know
             name = word.decode("ascii")
             if name in known or name in builtins or not lookup.definitions(name):
                 continue
-            uses.append(NameUse(name=name, kind="similar", line=cursor_line, distance=SIMILAR_DISTANCE + 4 * rank))
             if len(uses) == MAX_SIMILAR_NAMES:
                 return uses
+            uses.append(NameUse(name=name, kind="similar", line=cursor_line, distance=SIMILAR_DISTANCE + 4 * rank))
     return uses
 
 

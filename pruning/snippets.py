@@ -3,8 +3,9 @@
 Forms:
 - "full": the definition's whole lines, as written;
 - "line": the definition's own header (no decorators or doc comment) on one line, whitespace
-  runs collapsed, + the language's body placeholder; at most `MAX_LINE_CHARS` characters (cut
-  with ` ...`). The cheapest form that still names the definition and its parameters;
+  runs collapsed (+ ` ...` in Python, where a header alone does not parse; a brace language's
+  header reads as a declaration without its body); at most `MAX_LINE_CHARS` characters (cut
+  with ` ...`). The cheapest form that still names the definition and its first parameters;
 - "signature": header (decorators, modifiers, parameters, return type) + the first line of its
   docstring or doc comment + the language's body placeholder (`...`, `{ /* ... */ }`);
 - "skeleton": a class/interface/struct header with each member reduced to one line: methods to
@@ -79,11 +80,12 @@ MAX_LINE_CHARS = 56
 
 def one_line(node: object, source: bytes, syntax: Syntax) -> str:
     """The "line" form of definition `node`: its header from the node's own start (after any
-    decorator) to its body, or its whole text when it has none, on one line, + the placeholder."""
+    decorator) to its body, or its whole text when it has none, on one line (see the module
+    docstring)."""
     body = body_of(node)
     end = body.start_byte if body is not None else node.end_byte  # type: ignore[attr-defined]
     text = collapse(source[node.start_byte:end].decode("utf-8", "replace"))  # type: ignore[attr-defined]
-    if body is not None:
+    if body is not None and syntax.indent_blocks:
         text = f"{text} {syntax.placeholder}"
     return text
 

@@ -202,3 +202,41 @@ def test_a_builtin_name_of_another_language_is_still_looked_up(tmp_path, files, 
     parts = build_context(path, text, text.index(cursor_after) + len(cursor_after), index=index,
                           workspace_root=str(tmp_path))
     assert expected in {(s.path, s.symbol) for s in parts.snippets}, parts.to_json()["snippets"]
+
+
+def test_an_imported_module_not_used_yet_offers_its_definitions(tmp_path, write_workspace, monkeypatch):
+    """`use crate::size_hint;` and a body about to call `size_hint::add_scalar(...)` (similar code,
+    which would find them in this small workspace too, is left out)."""
+    monkeypatch.setattr("pruning.candidates.similar_code_uses", lambda *args, **kwargs: [])
+    index = write_workspace(tmp_path, {
+        "src/lib.rs": "mod peek;\nmod size_hint;\n",
+        "src/size_hint.rs": '''
+            pub type SizeHint = (usize, Option<usize>);
+
+            pub fn add_scalar(sh: SizeHint, x: usize) -> SizeHint {
+                sh
+            }
+
+            pub fn mul(a: SizeHint, b: SizeHint) -> SizeHint {
+                a
+            }
+            ''',
+        "src/peek.rs": '''
+            use crate::size_hint;
+
+            pub struct Peek { buf: Vec<u8> }
+
+            impl Peek {
+                fn size_hint(&self) -> (usize, Option<usize>) {
+                    
+                }
+            }
+            ''',
+    })
+    path = str(tmp_path / "src/peek.rs")
+    text = (tmp_path / "src/peek.rs").read_text()
+    offset = text.index("Option<usize>) {\n") + len("Option<usize>) {\n        ")
+    index.did_open(path, text, "rust")
+    parts = build_context(path, text, offset, language="rust", index=index, workspace_root=str(tmp_path))
+    shown = {(s.path, s.symbol) for s in parts.snippets}
+    assert {("src/size_hint.rs", "add_scalar"), ("src/size_hint.rs", "mul")} <= shown

@@ -153,7 +153,7 @@ def test_line_form_is_the_header_alone_on_one_line(parse):
         ("    def save(self, item): ...\n", 13, 15, "line")
     ts, ts_scopes = chain(parse, "typescript", TS)
     assert render(ts_scopes[1].node, ts, syntax_for("typescript"), "line").text == \
-        "class Service extends Base { /* ... */ }\n"
+        "class Service extends Base\n"
 
 
 def test_collapse_joins_lines_without_spaces_inside_brackets_and_cuts_long_lines():
