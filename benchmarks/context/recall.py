@@ -28,6 +28,10 @@ from pruning.context import build_context
 from .targets import Target
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+# The baseline's prefix and suffix windows take these shares of the budget (build_context's
+# defaults); its retrieved windows fill the rest.
+JACCARD_PREFIX_SHARE = 0.45
+JACCARD_SUFFIX_SHARE = 0.15
 MODES = ("unseen_line", "fim")
 
 
@@ -47,8 +51,8 @@ class JaccardWindows:
         cursor = text.count("\n", 0, offset)
         half = self.size // 2
         query = set(WORD.findall("\n".join(lines[max(0, cursor - half): cursor + half])))
-        left = budget - prefix_window(text[:offset], int(budget * 0.45)).tokens \
-            - suffix_window(text[offset:], int(budget * 0.15)).tokens
+        left = budget - prefix_window(text[:offset], int(budget * JACCARD_PREFIX_SHARE)).tokens \
+            - suffix_window(text[offset:], int(budget * JACCARD_SUFFIX_SHARE)).tokens
         scored = []
         for other in self.files:
             if other == path:

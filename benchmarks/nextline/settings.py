@@ -3,11 +3,12 @@
 - "infile": the server's pipeline with no index (prefix and suffix windows of the file only);
 - "arbor": the server's pipeline over arbor's own index of the package, the masked buffer open in
   it as the editor's document would be (so the index never sees the removed line);
-- "jaccard": the in-file windows plus the RepoCoder-style sliding-window baseline the context
-  benchmark measures (`benchmarks.context.recall.JaccardWindows`: windows of 20 lines, stride 10,
-  from the package's other files, ranked by Jaccard similarity of identifier sets with the 20
-  lines around the cursor, packed in rank order into the snippet share). Its retrieved lines
-  become one snippet per contiguous run, in path then line order.
+- "jaccard": the RepoCoder-style sliding-window baseline the context benchmark measures
+  (`benchmarks.context.recall.JaccardWindows`: windows of 20 lines, stride 10, from the package's
+  other files, ranked by Jaccard similarity of identifier sets with the 20 lines around the
+  cursor, packed in rank order into what the file's prefix and suffix windows at their shares
+  of the budget leave). Its retrieved lines become one snippet per contiguous run, in path then
+  line order; its prompt is those windows and snippets, within the same budget.
 Each yields the `CompletionRequest` the router is sent (single line, `max_tokens` the same for all).
 """
 
@@ -17,12 +18,13 @@ import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks.context.recall import JaccardWindows
+from benchmarks.context.recall import JACCARD_PREFIX_SHARE, JACCARD_SUFFIX_SHARE, JaccardWindows
 from inference.api import CompletionRequest, ContextSnippet
 from lsp_server.config import Settings
 from lsp_server.pipeline import CompletionPipeline, language_id_for
 from lsp_server.prompt_request import request_from_parts
 from lsp_server.subcommands.target import build_index
+from pruning.budget import prefix_window, suffix_window
 from pruning.prompt import PromptParts
 
 from .cases import Masked
@@ -65,8 +67,13 @@ def requests(ws: Workspace, path: Path, masked: Masked, *,
     finally:
         ws.index.did_close(str(path))
     out["arbor"] = (request_from_parts(parts, multiline=False, max_tokens=max_tokens, repo_name=repo), parts)
-    baseline = dataclasses.replace(out["infile"][0], snippets=window_snippets(ws, covered))
-    out["jaccard"] = (baseline, plain)
+    # the windows the baseline's retrieval left room for (`JaccardWindows.covered`), not in-file's
+    # grown ones: the baseline's prompt stays within the same budget
+    windows = dataclasses.replace(
+        plain, prefix=prefix_window(masked.text[:masked.offset], int(budget * JACCARD_PREFIX_SHARE)).text,
+        suffix=suffix_window(masked.text[masked.offset:], int(budget * JACCARD_SUFFIX_SHARE)).text)
+    baseline = request_from_parts(windows, multiline=False, max_tokens=max_tokens, repo_name=repo)
+    out["jaccard"] = (dataclasses.replace(baseline, snippets=window_snippets(ws, covered)), windows)
     return out
 
 

@@ -110,3 +110,26 @@ def test_the_summary_pairs_only_cases_finished_under_every_setting():
     assert table["go/all"]["cases"] == 2 and table["go/crossfile"]["cases"] == 1
     assert table["go/all"]["arbor"]["em"] == 50.0 and table["go/all"]["arbor-infile"]["em"]["mean"] == 50.0
     assert "| go/crossfile | 1 | 0.0 | 100.0 | 0.0 |" in markdown(table, "t")
+
+
+def test_the_baseline_prompt_stays_within_the_budget(tmp_path):
+    """In-file context grows its windows into the whole budget; the baseline's windows keep the
+    shares its retrieval left room for, so its prompt is no larger than the others'."""
+    from benchmarks.nextline.cases import mask
+    from benchmarks.nextline.settings import Workspace, requests
+    from lsp_server.config import Settings
+    from pruning.budget import DEFAULT_TOKENIZER
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    body = "".join(f"def helper_{i}(items):\n    return [item.price + {i} for item in items]\n\n\n" for i in range(80))
+    (root / "a.py").write_text(body, encoding="utf-8")
+    (root / "b.py").write_text(body.replace("helper_", "other_"), encoding="utf-8")
+    ws = Workspace.open(root, Settings())
+    masked = mask(body, 161)
+    built = requests(ws, root / "a.py", masked, max_tokens=48)
+    request, _ = built["jaccard"]
+    count = DEFAULT_TOKENIZER.count
+    used = count(request.prefix) + count(request.suffix) + sum(count(s.text) for s in request.snippets)
+    assert request.snippets and used <= 1024
+    assert len(request.prefix) < len(built["infile"][0].prefix)
