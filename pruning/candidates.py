@@ -1,16 +1,20 @@
 """Candidate snippets for a prompt and how much each is expected to help.
 
-Two sources here (the third, the scope ladder of the current file, is `pruning.ladder`):
+Sources here (the scope ladder of the current file is `pruning.ladder`):
 - referenced definitions: names used near the cursor, resolved through the index (or, for the
-  current file, through its own tree), rendered as the full body when small, else as a signature
-  or a class skeleton limited to the members used;
+  current file, through its own tree), rendered in their line form with fuller forms as upgrades;
 - likely next names (`pruning.file_uses`): names from other files that this file imports or
   uses, counted as used where their nearest uses elsewhere in the file are (an imported name
   used nowhere yet as a use a few lines away), for the line being written that does not show
-  its names yet.
+  its names yet;
+- names from similar code (`pruning.similar_code`): names the code most like the cursor's
+  surroundings uses, in the files this one imports and its directory's other files;
+- module members: the top-level definitions of an imported module used near the cursor (or
+  not yet), when it has at most `MAX_MODULE_MEMBERS` (each valued as the module's use divided
+  by the square root of their number).
 
 Value model (documented because the packer trusts it): a referenced definition is worth
-  use weight (call 1.0 > type 0.9 > attribute 0.8 > identifier 0.6)
+  use weight (call 1.0 > type 0.9 > attribute 0.8 > similar code 0.7 > identifier 0.6)
   * proximity 1 / (1 + distance / 6) of its nearest use to the cursor line
   * specificity 1 / (number of definitions the name resolves to), x0.3 for names of <= 2 chars
   * tier (this file, or bound by an import to a file it resolves to 1.0; in an imported file 0.8;
