@@ -66,7 +66,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                   prefix_share: float = 0.45, suffix_share: float = 0.15, index: ContextIndex | None = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
                   workspace_root: str | None = None, memo: ContentMemo | None = None,
-                  syntax_aware: bool = True, holds: Sequence[HeldLayout] = ()) -> PromptParts:
+                  syntax_aware: bool = True, holds: Sequence[HeldLayout] = (),
+                  keep_layout: bool = True) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
     `index` is the workspace index (or None: windows and this file's own ladder only): the
@@ -75,7 +76,9 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     parse). The same snapshot and text give the same context. `memo` keeps token counts
     and local declarations between calls (see `pruning.content_memo`); it changes no result.
     `holds`: layouts whose snippets to show again, the first that still holds and leaves one
-    snippet room beside the windows; `PromptParts.layout` is the layout used.
+    snippet room beside the windows; `PromptParts.layout` is the layout used. With
+    `keep_layout=False` (nothing will hold this context's layout) a fresh choice of snippets gets
+    no layout (`PromptParts.layout` is None): making one copies the buffer's lines.
     """
     tok = tokenizer or DEFAULT_TOKENIZER
     if memo is not None:
@@ -148,7 +151,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
             break
     if chosen is None:
         chosen = pack(pieces, room, display, count)
-        layout_used = held_layout(scopes_at, budget_tokens, chosen, snapshot, text)
+        layout_used = held_layout(scopes_at, budget_tokens, chosen, snapshot, text) if keep_layout else None
 
     def total() -> int:
         return pre.tokens + suf.tokens + sum(t for _, t in chosen) + headers(chosen, display, count)
