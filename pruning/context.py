@@ -122,12 +122,12 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         pieces += referenced
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         scopes_at = scope_key(scope.name for scope in scopes)
-        fingerprints = {p.path: lookup.fingerprint(p.path) for p in pieces if not p.current}
+        fingerprints = {other: lookup.fingerprint(other) for other in {p.path for p in pieces if not p.current}}
     else:
         fingerprints = {}
 
-    display = {p.path: workspace_id(p.path, root_path) for p in pieces}
-    display[path] = workspace_id(path, root_path)
+    # per file, not per piece: a context has hundreds of pieces from a few dozen files
+    display = {where: workspace_id(where, root_path) for where in {p.path for p in pieces} | {path}}
     # A cut prefix window reserves its whole share, so that what is typed at the cursor does not
     # shrink the snippets' budget keystroke by keystroke.
     reserved = prefix_budget if pre.start_line > 0 else pre.tokens
