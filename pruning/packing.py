@@ -35,7 +35,9 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> li
         if piece.value > 0 and tokens > 0:
             heapq.heappush(heap, (-piece.value / tokens, -piece.value, _order(piece, display), index, -1, tokens, piece))
     chosen: list[tuple[Piece, int]] = []
-    paths: set[str] = set()
+    # the slots of `chosen` per file: only pieces of one file can cover each other (an upgrade,
+    # which takes its piece's slot, renders the same definition, so it is of the same file)
+    slots_in: dict[str, list[int]] = {}
     left = budget
     while heap:
         _, _, _, index, slot, tokens, piece = heapq.heappop(heap)
@@ -44,13 +46,14 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> li
                 chosen[slot] = (piece, chosen[slot][1] + tokens)
                 left -= tokens
             continue
-        if any(covers(other, piece) or covers(piece, other) for other, _ in chosen):
+        same_file = slots_in.get(piece.path)
+        if same_file is not None and any(covers(chosen[i][0], piece) or covers(piece, chosen[i][0]) for i in same_file):
             continue
-        cost = tokens + (0 if piece.path in paths else header_cost(display[piece.path], count))
+        cost = tokens + (0 if same_file is not None else header_cost(display[piece.path], count))
         if cost > left:
             continue
         chosen.append((piece, tokens))
-        paths.add(piece.path)
+        slots_in.setdefault(piece.path, []).append(len(chosen) - 1)
         left -= cost
         upgrade = piece.upgrade
         if upgrade is not None:
