@@ -64,8 +64,15 @@ class _CountingTokenizer:
         self.name = getattr(base, "name", type(base).__name__)
 
     def count(self, text: str) -> int:
-        key = text if len(text) <= MAX_KEY_CHARS else _digest(text)
-        return self.memo.value(("tokens", self.name, key), lambda: self.base.count(text))
+        # `ContentMemo.value` inlined: a context counts hundreds of texts, nearly all kept here
+        key = ("tokens", self.name, text if len(text) <= MAX_KEY_CHARS else _digest(text))
+        memo = self.memo
+        tokens = memo._items.get(key)
+        if tokens is not None:
+            memo._items.move_to_end(key)
+            memo.hits += 1
+            return tokens  # type: ignore[return-value]
+        return memo.value(key, lambda: self.base.count(text))
 
 
 def _digest(text: str) -> tuple[int, int]:
