@@ -145,7 +145,8 @@ class Router:
         looked_up = 0
         for slot in route:
             looked_up += 1
-            hit = self._cached(slot, request, verify, started)
+            prompt = slot.template.render(request)  # the cache's key and the backend's input
+            hit = self._cached(slot, request, prompt, verify, started)
             if hit is not None:
                 return hit
             ticket, transition = slot.breaker.admit()
@@ -161,7 +162,7 @@ class Router:
                 break
             tried += 1
             try:
-                result = await self._attempt(slot, request, timeout)
+                result = await self._attempt(slot, request, prompt, timeout)
             except _Skip as skip:
                 slot.breaker.released(ticket)
                 loading += skip.loading
@@ -181,30 +182,30 @@ class Router:
                 return result
             causes.append(f"{slot.spec.name}: {slot.last_error}")
         for slot in route[looked_up:]:  # backends the deadline left no time to ask
-            hit = self._cached(slot, request, verify, started)
+            hit = self._cached(slot, request, slot.template.render(request), verify, started)
             if hit is not None:
                 return hit
         if tried and loading == tried:
             raise BackendLoading("; ".join(causes))
         raise BackendError("; ".join(causes) or "no backend is configured")
 
-    def _cached(self, slot: BackendSlot, request: CompletionRequest, verify: Any,
+    def _cached(self, slot: BackendSlot, request: CompletionRequest, prompt: str, verify: Any,
                 started: float) -> CompletionResult | None:
+        """The cached answer to `prompt` (`request` rendered by `slot`'s template), if any."""
         if self.cache is None:
             return None
-        template = slot.template
-        prompt = template.render(request)
-        hit = self.cache.lookup(request, prompt, slot.backend.model_id, template.name, verify=verify)
+        hit = self.cache.lookup(request, prompt, slot.backend.model_id, slot.template.name, verify=verify)
         if hit is None:
             return None
         return CompletionResult(hit.text, backend=slot.spec.name, cache=hit.tier, prompt=prompt,
                                 latency_ms={"cache": _ms(started)}, usage={"prefilled_tokens": 0})
 
-    async def _attempt(self, slot: BackendSlot, request: CompletionRequest, timeout: float) -> CompletionResult:
-        """One backend's answer within `timeout` s, its place under the cap included. Raises
-        `_Skip` for what is not the backend's fault, `BackendError` (or anything) for what is."""
+    async def _attempt(self, slot: BackendSlot, request: CompletionRequest, prompt: str,
+                       timeout: float) -> CompletionResult:
+        """One backend's answer to `prompt` (`request` rendered by `slot`'s template) within
+        `timeout` s, its place under the cap included. Raises `_Skip` for what is not the
+        backend's fault, `BackendError` (or anything) for what is."""
         template = slot.template
-        prompt = template.render(request)
         params = SamplingParams(
             max_tokens=request.max_tokens or slot.spec.max_tokens,
             temperature=request.temperature, top_p=request.top_p,

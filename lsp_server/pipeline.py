@@ -97,7 +97,8 @@ class CompletionPipeline:
         return Path(self.workspace_root).name if self.workspace_root else ""
 
     def build_context(self, path: str, text: str, offset: int, *, language: str = "",
-                      budget_tokens: int | None = None, holds: Sequence[HeldLayout] = ()) -> PromptParts:
+                      budget_tokens: int | None = None, holds: Sequence[HeldLayout] = (),
+                      keep_layout: bool = True) -> PromptParts:
         cfg = self.settings.context
         text = self.privacy.redact_text(text, path)  # same length: `offset` stays valid
 
@@ -111,6 +112,7 @@ class CompletionPipeline:
                 budget_tokens=budget,
                 prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
                 workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware, holds=holds,
+                keep_layout=keep_layout,
             )
 
         # the tree-sitter work of one context is bounded: a buffer the index keeps as text only,
@@ -155,7 +157,7 @@ class CompletionPipeline:
             return 0
         held = holder if holder is not None and self.holds_layouts else None
         kept = (held.warming,) if held is not None and held.warming is not None else ()
-        parts = self.build_context(path, text, offset, language=language, holds=kept)
+        parts = self.build_context(path, text, offset, language=language, holds=kept, keep_layout=held is not None)
         request = self.request_for(parts, PRIORITY_BACKGROUND)
         if held is None:
             return await self.router.warm(request)
@@ -180,11 +182,12 @@ class CompletionPipeline:
             return CompletionResult(text="", latency_ms={"total": 0.0})
         started = time.perf_counter()
         holds: tuple[HeldLayout, ...] = ()
-        if holder is not None and self.holds_layouts:
+        holding = holder is not None and self.holds_layouts
+        if holding:
             warming = holder.warming if holder.warming is not holder.layout else None
             holds = tuple(held for held in (holder.layout, warming) if held is not None)
-        parts = self.build_context(path, text, offset, language=language, holds=holds)
-        if holder is not None and priority == PRIORITY_INTERACTIVE and parts.layout is not holder.layout:
+        parts = self.build_context(path, text, offset, language=language, holds=holds, keep_layout=holding)
+        if holding and priority == PRIORITY_INTERACTIVE and parts.layout is not holder.layout:
             holder.layout = parts.layout
         if priority == PRIORITY_INTERACTIVE:
             self.last_context = parts

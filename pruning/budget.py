@@ -43,6 +43,7 @@ class ApproxTokenizer:
     """Regex approximation of a code BPE: words cost ceil(len/4), every other piece costs 1."""
 
     name = "approx"
+    lines_add_up = True  # count(a + b) == count(a) + count(b) whenever `a` ends with a newline
 
     def count(self, text: str) -> int:
         return _approx_count(text)

@@ -9,7 +9,10 @@ Bounded: at most `size` entries; storing one more drops the least recently used.
 The registry has an owner (the server's pipeline holds one for its lifetime and passes it to
 every `build_context`); there is no process-global instance. What it holds:
 - token counts of any text (lines, signatures, rendered snippets), by any tokenizer: a lookup
-  costs less than even the approximate count of a short line;
+  costs less than even the approximate count of a short line. A long text that misses is
+  counted as the sum of its lines' counts (each kept too) where the tokenizer's counts add up
+  over lines (`lines_add_up`, the approximate one): a snippet of the buffer being typed in
+  changes by one line per keystroke, and its other lines are found here;
 - the typed declarations of one piece of a class or function (`local_types`), keyed by the
   language, the piece's node type and its text.
 """
@@ -62,10 +65,24 @@ class _CountingTokenizer:
         self.base = base
         self.memo = memo
         self.name = getattr(base, "name", type(base).__name__)
+        self.lines_add_up = getattr(base, "lines_add_up", False)
 
     def count(self, text: str) -> int:
-        key = text if len(text) <= MAX_KEY_CHARS else _digest(text)
-        return self.memo.value(("tokens", self.name, key), lambda: self.base.count(text))
+        # `ContentMemo.value` inlined: a context counts hundreds of texts, nearly all kept here
+        long = len(text) > MAX_KEY_CHARS
+        key = ("tokens", self.name, _digest(text) if long else text)
+        memo = self.memo
+        tokens = memo._items.get(key)
+        if tokens is not None:
+            memo._items.move_to_end(key)
+            memo.hits += 1
+            return tokens  # type: ignore[return-value]
+        if long and self.lines_add_up and "\n" in text:
+            lines = text.split("\n")
+            last = lines.pop()
+            by_lines = sum(self.count(line + "\n") for line in lines) + self.count(last)
+            return memo.value(key, lambda: by_lines)
+        return memo.value(key, lambda: self.base.count(text))
 
 
 def _digest(text: str) -> tuple[int, int]:

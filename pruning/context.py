@@ -66,7 +66,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                   prefix_share: float = 0.45, suffix_share: float = 0.15, index: ContextIndex | None = None,
                   tokenizer: Tokenizer | None = None, tree: Any = None,
                   workspace_root: str | None = None, memo: ContentMemo | None = None,
-                  syntax_aware: bool = True, holds: Sequence[HeldLayout] = ()) -> PromptParts:
+                  syntax_aware: bool = True, holds: Sequence[HeldLayout] = (),
+                  keep_layout: bool = True) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
     `index` is the workspace index (or None: windows and this file's own ladder only): the
@@ -75,7 +76,9 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     parse). The same snapshot and text give the same context. `memo` keeps token counts
     and local declarations between calls (see `pruning.content_memo`); it changes no result.
     `holds`: layouts whose snippets to show again, the first that still holds and leaves one
-    snippet room beside the windows; `PromptParts.layout` is the layout used.
+    snippet room beside the windows; `PromptParts.layout` is the layout used. With
+    `keep_layout=False` (nothing will hold this context's layout) a fresh choice of snippets gets
+    no layout (`PromptParts.layout` is None): making one copies the buffer's lines.
     """
     tok = tokenizer or DEFAULT_TOKENIZER
     if memo is not None:
@@ -119,12 +122,12 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         pieces += referenced
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         scopes_at = scope_key(scope.name for scope in scopes)
-        fingerprints = {p.path: lookup.fingerprint(p.path) for p in pieces if not p.current}
+        fingerprints = {other: lookup.fingerprint(other) for other in {p.path for p in pieces if not p.current}}
     else:
         fingerprints = {}
 
-    display = {p.path: workspace_id(p.path, root_path) for p in pieces}
-    display[path] = workspace_id(path, root_path)
+    # per file, not per piece: a context has hundreds of pieces from a few dozen files
+    display = {where: workspace_id(where, root_path) for where in {p.path for p in pieces} | {path}}
     # A cut prefix window reserves its whole share, so that what is typed at the cursor does not
     # shrink the snippets' budget keystroke by keystroke.
     reserved = prefix_budget if pre.start_line > 0 else pre.tokens
@@ -148,7 +151,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
             break
     if chosen is None:
         chosen = pack(pieces, room, display, count)
-        layout_used = held_layout(scopes_at, budget_tokens, chosen, snapshot, text)
+        layout_used = held_layout(scopes_at, budget_tokens, chosen, snapshot, text) if keep_layout else None
 
     def total() -> int:
         return pre.tokens + suf.tokens + sum(t for _, t in chosen) + headers(chosen, display, count)

@@ -10,12 +10,12 @@ the file, and a name used often counts as nearer than its nearest use (`FREQUENC
 name imported and used nowhere yet counts as used UNUSED_IMPORT_DISTANCE lines away (a name just
 imported is about to be used).
 
-Invariants: the per-file table (each name with its use kind and the sorted lines of its uses)
-depends on the entry's text alone and is kept on the entry; what depends on the cursor (the
-distances and the choice of at most MAX_FILE_NAMES names) is computed per call. Distances follow
-`names_near.line_distance`: lines below the cursor count double. Names equally near rank by
-their number of uses counted (up to USES_PER_NAME), then in the table's order (imports in import
-order, then first use): deterministic.
+Invariants: the per-file table (`UseRow`: each name with its use kind, the sorted lines of its
+uses and what ranking needs of those) depends on the entry's text alone and is kept on the entry;
+what depends on the cursor (the distances and the choice of at most MAX_FILE_NAMES names) is
+computed per call. Distances follow `names_near.line_distance`: lines below the cursor count
+double. Names equally near rank by their number of uses counted (up to USES_PER_NAME), then in
+the table's order (imports in import order, then first use): deterministic.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 import math
 from bisect import bisect_right
+from typing import NamedTuple
 
 from .index_lookup import IndexLookup
 from .names_near import NameUse, line_distance, owner_before
@@ -33,6 +34,17 @@ USES_PER_NAME = 4  # nearest uses reported per name (the value model counts the 
 # A name used n times counts as nearer by a factor 1 + FREQUENCY_WEIGHT * ln(n). The one parameter
 # was chosen on context_bench's dev corpora (hidden-line recall at 1,024 tokens, grid 0.5 to 8).
 FREQUENCY_WEIGHT = 4.0
+
+
+class UseRow(NamedTuple):
+    """One name of a file's use table, with what ranking it needs that depends on the table alone."""
+
+    name: str
+    owner: str  # the module alias of `owner.name`, or "" for a bare name
+    kind: str
+    lines: tuple[int, ...]  # the sorted lines of its uses (none: imported, not used yet)
+    words: str | None  # `_words(name)` of a bare name, None for `owner.name` (never matched by spelling)
+    divisor: float  # a distance counts as distance / divisor (`_frequency_distance` for its uses)
 
 
 def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str], cursor_line: int,
@@ -49,21 +61,20 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str], curso
     # rank by (nearest distance, -uses counted) from the nearest use alone; only the names kept
     # have their nearest USES_PER_NAME uses listed
     ranked = []
-    for order, ((name, owner), (kind, lines)) in enumerate(table.items()):
+    for order, (name, _, _, lines, words, divisor) in enumerate(table):
         if name in builtins:
             continue
-        nearest = _nearest_distance(lines, cursor_line) if lines else UNUSED_IMPORT_DISTANCE
-        nearest = _frequency_distance(nearest, len(lines))
+        nearest = int(_nearest_distance(lines, cursor_line) / divisor) if lines else UNUSED_IMPORT_DISTANCE
         counted = min(len(lines), USES_PER_NAME) or 1
-        spelled = spellings.get(_words(name)) if spellings and not owner else None
+        spelled = spellings.get(words) if words is not None else None
         if spelled is not None:
             nearest, counted = min(nearest, spelled[1]), min(counted + 1, USES_PER_NAME)
-        ranked.append((nearest, -counted, order, name, owner, kind, lines, spelled))
+        ranked.append((nearest, -counted, order, spelled))
     out = []
-    for _, _, _, name, owner, kind, lines, spelled in heapq.nsmallest(MAX_FILE_NAMES, ranked):
+    for _, _, order, spelled in heapq.nsmallest(MAX_FILE_NAMES, ranked):
+        name, owner, kind, lines, _, divisor = table[order]
         if lines:
-            uses = [(line, _frequency_distance(line_distance(line, cursor_line), len(lines)))
-                    for line in _nearest(lines, cursor_line)]
+            uses = [(line, int(line_distance(line, cursor_line) / divisor)) for line in _nearest(lines, cursor_line)]
         else:
             uses = [(cursor_line, UNUSED_IMPORT_DISTANCE)]
         if spelled is not None:
@@ -72,10 +83,10 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str], curso
     return out
 
 
-def _frequency_distance(distance: int, uses: int) -> int:
-    """The distance a name used `uses` times in the file counts as, its nearest use being
-    `distance` lines away: a name the file uses often is likely on any new line."""
-    return distance if uses <= 1 else int(distance / (1.0 + FREQUENCY_WEIGHT * math.log(uses)))
+def _frequency_divisor(uses: int) -> float:
+    """A name the file uses `uses` times counts as nearer than its nearest use: its distance
+    divided by this (a name the file uses often is likely on any new line)."""
+    return 1.0 if uses <= 1 else 1.0 + FREQUENCY_WEIGHT * math.log(uses)
 
 
 def _words(name: str) -> str:
@@ -91,15 +102,13 @@ def prepare_file_uses(lookup: IndexLookup) -> None:
         _use_table(lookup, tagged, lookup.module_aliases())
 
 
-def _use_table(lookup: IndexLookup, source: bytes,
-               modules: dict[str, str]) -> dict[tuple[str, str], tuple[str, tuple[int, ...]]]:
-    """(name, module alias or "") -> (use kind, sorted lines of its uses) for every name from
-    other files (`_use_lines`)."""
+def _use_table(lookup: IndexLookup, source: bytes, modules: dict[str, str]) -> tuple[UseRow, ...]:
+    """A row for every name from other files (`_use_lines`)."""
     if not lookup.available:
-        return {}
+        return ()
     tags = lookup.snapshot.tags(lookup.path)
     if tags is None:
-        return {}
+        return ()
     tagged = lookup.tagged_source()  # the tags' byte offsets point into this text
     if tagged is None:  # an entry from the file on disk: read its offsets against this text
         return _use_lines(tags, source, modules)
@@ -111,7 +120,7 @@ def _use_table(lookup: IndexLookup, source: bytes,
     return table
 
 
-def _use_lines(tags, source: bytes, modules: dict[str, str]) -> dict[tuple[str, str], tuple[str, tuple[int, ...]]]:
+def _use_lines(tags, source: bytes, modules: dict[str, str]) -> tuple[UseRow, ...]:
     """The table of `_use_table` from `tags` (offsets into `source`): names bound by an import,
     in import order (with no lines when unused), then, in order of first use, `module.name`
     pairs and the names called or used as types that neither an import binds nor this file
@@ -136,7 +145,8 @@ def _use_lines(tags, source: bytes, modules: dict[str, str]) -> dict[tuple[str, 
         else:
             continue
         table.setdefault(pair, (kind, []))[1].append(line)
-    return {pair: (kind, tuple(sorted(lines))) for pair, (kind, lines) in table.items()}
+    return tuple(UseRow(name, owner, kind, tuple(sorted(lines)), None if owner else _words(name),
+                        _frequency_divisor(len(lines))) for (name, owner), (kind, lines) in table.items())
 
 
 def _nearest_distance(lines: tuple[int, ...], cursor_line: int) -> int:

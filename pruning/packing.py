@@ -36,7 +36,9 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> li
         if piece.value > 0 and tokens > 0:
             heapq.heappush(heap, (-piece.value / tokens, -piece.value, _order(piece, display), index, -1, tokens, piece))
     chosen: list[tuple[Piece, int] | None] = []  # None: a piece an upgrade came to cover
-    paths: set[str] = set()
+    # the slots of `chosen` per file: only pieces of one file can cover each other (an upgrade,
+    # which takes its piece's slot, renders the same definition, so it is of the same file)
+    slots_in: dict[str, list[int]] = {}
     left = budget
     while heap:
         _, _, _, index, slot, tokens, piece = heapq.heappop(heap)
@@ -44,19 +46,22 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> li
             if chosen[slot] is not None and tokens <= left:
                 chosen[slot] = (piece, chosen[slot][1] + tokens)
                 left -= tokens
-                for other, taken in enumerate(chosen):  # what the fuller form now shows goes
+                for other in slots_in[piece.path]:  # what the fuller form now shows goes
+                    taken = chosen[other]
                     if other != slot and taken is not None and covers(piece, taken[0]):
                         chosen[other] = None
                         left += taken[1]
                 _offer_upgrade(heap, piece, chosen[slot][1], index, slot, display, count)
             continue
-        if any(covers(other[0], piece) or covers(piece, other[0]) for other in chosen if other is not None):
+        same_file = slots_in.get(piece.path)
+        if same_file is not None and any(chosen[i] is not None and (covers(chosen[i][0], piece) or covers(piece, chosen[i][0]))
+                                         for i in same_file):
             continue
-        cost = tokens + (0 if piece.path in paths else header_cost(display[piece.path], count))
+        cost = tokens + (0 if same_file is not None else header_cost(display[piece.path], count))
         if cost > left:
             continue
         chosen.append((piece, tokens))
-        paths.add(piece.path)
+        slots_in.setdefault(piece.path, []).append(len(chosen) - 1)
         left -= cost
         _offer_upgrade(heap, piece, tokens, index, len(chosen) - 1, display, count)
     return [taken for taken in chosen if taken is not None]

@@ -182,15 +182,51 @@ def test_counts_kept_in_a_content_memo_equal_fresh_counts_and_stay_bounded(texts
 
 
 def test_a_content_memo_keeps_long_texts_by_digest_not_by_text():
-    from pruning.content_memo import ContentMemo
+    from pruning.content_memo import MAX_KEY_CHARS, ContentMemo
 
     memo = ContentMemo()
     counting = memo.tokenizer(TOKENIZER)
     long_text = "value = compute(alpha, beta)\n" * 100
     assert counting.count(long_text) == TOKENIZER.count(long_text)
     assert counting.count(long_text + "x") == TOKENIZER.count(long_text + "x")
+    misses = memo.misses
     assert counting.count(long_text) == TOKENIZER.count(long_text)
-    assert (memo.hits, memo.misses) == (1, 2)
+    assert memo.misses == misses  # kept by its digest
+    assert all(len(part) <= MAX_KEY_CHARS for key in memo._items for part in key if isinstance(part, str))
+
+
+def test_a_long_text_that_misses_is_counted_by_its_lines_where_counts_add_up():
+    from pruning.content_memo import ContentMemo
+
+    calls: list[str] = []
+
+    class Additive:
+        name = "additive"
+        lines_add_up = True
+
+        def count(self, text: str) -> int:
+            calls.append(text)
+            return TOKENIZER.count(text)
+
+    counting = ContentMemo().tokenizer(Additive())
+    body = "".join(f"    total += item_{i}.price * item_{i}.quantity\n" for i in range(40))
+    assert counting.count("class Order:\n" + body) == TOKENIZER.count("class Order:\n" + body)
+    calls.clear()
+    edited = "class Order:\n" + body + "    retur"  # typed one line further
+    assert counting.count(edited) == TOKENIZER.count(edited)
+    assert calls == ["    retur"]  # every other line was counted before
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(_CODE_CHARS, max_size=700), min_size=1, max_size=8))
+def test_line_by_line_counts_in_a_content_memo_equal_fresh_counts(texts):
+    from pruning.content_memo import ContentMemo
+
+    counting = ContentMemo(size=64).tokenizer(TOKENIZER)
+    for _ in range(2):
+        for pieces in texts:
+            text = "".join(pieces)
+            assert counting.count(text) == TOKENIZER.count(text)
 
 
 def test_a_content_memo_counts_a_long_text_whole():
