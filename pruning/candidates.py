@@ -48,6 +48,7 @@ FULL_BODY_MAX_LINES = 12
 SIGNATURE_GAIN = 1.5  # a signature (doc line, the header as written) against the line form
 COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are used near the cursor
 MAX_NAMES = 20
+MAX_UPGRADED = 16  # the most valuable candidates offered with fuller forms; the others in their line form
 MAX_MODULE_MEMBERS = 12  # an imported module used near the cursor offers its definitions up to this many
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "similar": 0.7, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
@@ -131,10 +132,12 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
                 values[key] = best
                 sources[key] = (item, frozenset(), False)
     pieces = []
-    for key, value in values.items():
+    ranked = sorted(values, key=lambda key: -values[key])
+    fuller = set(ranked[:MAX_UPGRADED])
+    for key in ranked:
         item, members, accessed = sources[key]
-        piece = _render_found(item, members, value, lookup, root, source, path, syntax, visible,
-                              upgrade_gain=2.0 if accessed else 1.3)
+        piece = _render_found(item, members, values[key], lookup, root, source, path, syntax, visible,
+                              upgrade_gain=2.0 if accessed else 1.3, fuller=key in fuller)
         if piece is not None:
             pieces.append(piece)
     return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in by_name)
@@ -170,21 +173,26 @@ def warm_references(lookup: IndexLookup, names: tuple[tuple[str, frozenset[str]]
                 _draw_forms(item, lookup, members, 1.0)
 
 
-def _draw_forms(item: Found, lookup: IndexLookup, members: frozenset[str], upgrade_gain: float):
+def _draw_forms(item: Found, lookup: IndexLookup, members: frozenset[str], upgrade_gain: float,
+                fuller: bool = True):
     """`_forms` of an index definition, rendered from the index."""
     definition = item.definition
     lines = definition.end_line - definition.start_line + 1  # type: ignore[attr-defined]
     return _forms(lambda form, limit: lookup.render(item, form, members or None, limit),
-                  getattr(definition, "kind", "definition"), lines, bool(members), upgrade_gain)
+                  getattr(definition, "kind", "definition"), lines, bool(members), upgrade_gain, fuller)
 
 
-def _forms(draw, kind: str, lines: int, wanted_members: bool, upgrade_gain: float) -> list[tuple[RenderedSnippet, float]]:
+def _forms(draw, kind: str, lines: int, wanted_members: bool, upgrade_gain: float,
+           fuller: bool = True) -> list[tuple[RenderedSnippet, float]]:
     """The renderings of a definition of `kind`, cheapest first, each with its value relative to
     the first: its line form (1.0); for a class, its header with two of the members used near the
     cursor when there are some (`SIGNATURE_GAIN`), then its skeleton up to 12 members
     (`upgrade_gain`); otherwise its signature (`SIGNATURE_GAIN`), then its whole body when short
-    (`upgrade_gain`). A rendering whose text equals the one before it is left out."""
-    if kind in CLASS_KINDS:
+    (`upgrade_gain`). A rendering whose text equals the one before it is left out; without
+    `fuller`, the line form alone."""
+    if not fuller:
+        drawn = [(draw("line", 0), 1.0)]
+    elif kind in CLASS_KINDS:
         drawn = [(draw("line", 0), 1.0), (draw("skeleton", COMPACT_MEMBERS) if wanted_members else None, SIGNATURE_GAIN),
                  (draw("skeleton", 12), upgrade_gain)]
     else:
@@ -283,10 +291,10 @@ def _use_value(use: NameUse, definition: object) -> float:
 
 def _render_found(item, members: frozenset[str], value: float, lookup: IndexLookup, root: object,
                   source: bytes, path: str, syntax: Syntax, visible: tuple[int, int], *,
-                  upgrade_gain: float = 1.3) -> Piece | None:
-    """The definition's line form, with its fuller renderings (`_forms`) as a chain of upgrades,
-    the fullest worth `upgrade_gain` times as much (more when the cursor is on a member access of
-    that class)."""
+                  upgrade_gain: float = 1.3, fuller: bool = True) -> Piece | None:
+    """The definition's line form, with (if `fuller`) its fuller renderings (`_forms`) as a chain
+    of upgrades, the fullest worth `upgrade_gain` times as much (more when the cursor is on a
+    member access of that class)."""
     definition = item.definition
     if isinstance(item, _Local):
         kind = syntax.scopes.get(item.node.type, "definition")  # type: ignore[attr-defined]
@@ -298,11 +306,11 @@ def _render_found(item, members: frozenset[str], value: float, lookup: IndexLook
             return render(item.node, source, syntax, form, parents=True, members=members or None, limit=limit)
 
         symbol, kind, where = scope.name, scope.kind, path
-        forms = _forms(draw, kind, scope.end_line - scope.start_line + 1, bool(members), upgrade_gain)
+        forms = _forms(draw, kind, scope.end_line - scope.start_line + 1, bool(members), upgrade_gain, fuller)
     else:
         kind = getattr(definition, "kind", "definition")
         symbol, where = definition.name, item.path  # type: ignore[attr-defined]
-        forms = _draw_forms(item, lookup, members, upgrade_gain)
+        forms = _draw_forms(item, lookup, members, upgrade_gain, fuller)
     current = isinstance(item, _Local)
     reason = _reason(item.tier, kind)
     piece = None

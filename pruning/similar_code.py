@@ -3,13 +3,13 @@
 Code that looks like the lines around the cursor (a sibling file's same method, the other
 `*_slice.go` of a package) often uses, just there, the names the next line will use. The lines
 around the cursor are compared with windows of `WINDOW_LINES` lines (stride `WINDOW_STRIDE`) of
-a bounded set of related files (the files this file imports, then the files of its own
-directory, at most `MAX_FILES`), by Jaccard similarity of their identifier sets, as
-RepoCoder retrieves. The names of the `TOP_WINDOWS` most similar windows that the lines around
+the related files (the files this file imports, then the files of its own directory, at most
+`MAX_FILES`) that share the most identifiers with those lines (`TOP_FILES`), by Jaccard
+similarity of their identifier sets, as RepoCoder retrieves. The names of the `TOP_WINDOWS` most similar windows that the lines around
 the cursor do not use, and that the index defines, are the likely next names this source offers,
 each as a use `SIMILAR_DISTANCE` lines away (nearer for a more similar window).
 
-A file's windows (their first lines and identifier sets) are kept on its index entry
+A file's identifiers and windows (their first lines and identifier sets) are kept on its index entry
 (`FileEntry.derived`, key `("similar_windows",)`) and die with it; the related files of a file
 are a value of its imports and the set of files (`IndexSnapshot.import_value`).
 """
@@ -25,11 +25,12 @@ from .names_near import NameUse
 
 WORD = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
 WINDOW_LINES = 20
-WINDOW_STRIDE = 10
+WINDOW_STRIDE = 20
 QUERY_LINES = 10  # lines above and below the cursor compared with the windows
 MAX_FILES = 48
+TOP_FILES = 3  # the related files sharing most identifiers with the query, whose windows are compared
 TOP_WINDOWS = 3
-MAX_SIMILAR_NAMES = 8
+MAX_SIMILAR_NAMES = 6
 SIMILAR_DISTANCE = 16  # the distance of a name from the most similar window; +4 per window further
 MIN_SIMILARITY = 0.15
 
@@ -45,12 +46,18 @@ def similar_code_uses(lookup: IndexLookup, source: bytes, cursor_line: int, know
     query = frozenset(WORD.findall(b"\n".join(lines[max(0, cursor_line - QUERY_LINES): cursor_line + QUERY_LINES])))
     if not query:
         return []
+    by_file = [(path, windows_of(lookup, path)) for path in related_files(lookup)]
+    # two stages: the files sharing most words with the query, then their windows
+    nearest = heapq.nlargest(TOP_FILES, ((len(vocabulary & query), path, windows)
+                                         for path, (vocabulary, windows) in by_file))
     scored: list[tuple[float, str, int]] = []
-    for path in related_files(lookup):
-        for start, words in windows_of(lookup, path):
-            union = len(words | query)
-            if union:
-                scored.append((len(words & query) / union, path, start))
+    for shared, path, windows in nearest:
+        if not shared:
+            continue
+        for start, words in windows:
+            common = len(words & query)
+            if common:
+                scored.append((common / (len(words) + len(query) - common), path, start))
     uses: list[NameUse] = []
     seen: set[bytes] = set()
     for rank, (similarity, path, start) in enumerate(heapq.nlargest(TOP_WINDOWS, scored)):
@@ -62,7 +69,7 @@ def similar_code_uses(lookup: IndexLookup, source: bytes, cursor_line: int, know
                 continue
             seen.add(word)
             name = word.decode("ascii")
-            if name in known or name in builtins or not lookup.definitions(name):
+            if name in known or name in builtins or not lookup.snapshot.defines(name) or not lookup.definitions(name):
                 continue
             if len(uses) == MAX_SIMILAR_NAMES:
                 return uses
@@ -88,15 +95,20 @@ def related_files(lookup: IndexLookup) -> tuple[str, ...]:
     return snapshot.import_value("similar_files", path, make)
 
 
-def windows_of(lookup: IndexLookup, path: str) -> list[tuple[int, frozenset[bytes]]]:
-    """(first line, identifier set) of each window of `path`'s entry text, kept on the entry."""
+Windows = tuple[frozenset[bytes], list[tuple[int, frozenset[bytes]]]]
+
+
+def windows_of(lookup: IndexLookup, path: str) -> Windows:
+    """The identifiers of `path`'s entry text, and (first line, identifier set) of each of its
+    windows; kept on the entry."""
     entry = lookup.snapshot.entry(path)
     if entry is None:
-        return []
-    windows = entry.derived.get(("similar_windows",))
-    if windows is None:
+        return frozenset(), []
+    kept = entry.derived.get(("similar_windows",))
+    if kept is None:
         lines = (lookup.snapshot.source(path) or b"").split(b"\n")
         windows = [(start, frozenset(WORD.findall(b"\n".join(lines[start:start + WINDOW_LINES]))))
                    for start in range(0, max(1, len(lines) - WINDOW_LINES + WINDOW_STRIDE), WINDOW_STRIDE)]
-        windows = entry.derived.setdefault(("similar_windows",), windows)
-    return windows
+        vocabulary = frozenset().union(*(words for _, words in windows))
+        kept = entry.derived.setdefault(("similar_windows",), (vocabulary, windows))
+    return kept
