@@ -74,7 +74,8 @@ class Piece(NamedTuple):
 
 def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
                      root: object, source: bytes, path: str, syntax: Syntax,
-                     visible: tuple[int, int], cursor_line: int) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
+                     visible: tuple[int, int], cursor_line: int,
+                     cursor_byte: int) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
     """Candidates for the definitions of names used near the cursor (see the value model) and of
     the file's likely next names (`pruning.file_uses`), and the names looked up with the members
     used on each (what `warm_references` looks up again)."""
@@ -91,7 +92,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)
-    for use in similar_code_uses(lookup, source, cursor_line, set(by_name), syntax.builtins):
+    for use in similar_code_uses(lookup, source, cursor_byte, cursor_line, set(by_name), syntax.builtins):
         by_name[use.name] = [use]
     rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0

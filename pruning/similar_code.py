@@ -35,15 +35,15 @@ SIMILAR_DISTANCE = 16  # the distance of a name from the most similar window; +4
 MIN_SIMILARITY = 0.15
 
 
-def similar_code_uses(lookup: IndexLookup, source: bytes, cursor_line: int, known: set[str],
+def similar_code_uses(lookup: IndexLookup, source: bytes, cursor_byte: int, cursor_line: int, known: set[str],
                       builtins: frozenset[str] = frozenset()) -> list[NameUse]:
-    """Likely next names from the windows most like the lines around `cursor_line` of `source`
-    (see the module docstring); none in `known` (names the context already has as candidates)
-    or in `builtins`, each defined somewhere the index knows."""
+    """Likely next names from the windows most like the lines around the cursor (at byte
+    `cursor_byte` of `source`, on line `cursor_line`; see the module docstring); none in `known`
+    (names the context already has as candidates) or in `builtins`, each defined somewhere the
+    index knows."""
     if not lookup.available:
         return []
-    lines = source.split(b"\n")
-    query = frozenset(WORD.findall(b"\n".join(lines[max(0, cursor_line - QUERY_LINES): cursor_line + QUERY_LINES])))
+    query = frozenset(WORD.findall(_around(source, cursor_byte, QUERY_LINES)))
     if not query:
         return []
     by_file = [(path, windows_of(lookup, path)) for path in related_files(lookup)]
@@ -54,7 +54,7 @@ def similar_code_uses(lookup: IndexLookup, source: bytes, cursor_line: int, know
     for shared, path, windows in nearest:
         if not shared:
             continue
-        for start, words in windows:
+        for start, words, _ in windows:
             common = len(words & query)
             if common:
                 scored.append((common / (len(words) + len(query) - common), path, start))
@@ -63,8 +63,8 @@ def similar_code_uses(lookup: IndexLookup, source: bytes, cursor_line: int, know
     for rank, (similarity, path, start) in enumerate(heapq.nlargest(TOP_WINDOWS, scored)):
         if similarity < MIN_SIMILARITY:
             break
-        text = (lookup.snapshot.source(path) or b"").split(b"\n")[start:start + WINDOW_LINES]
-        for word in WORD.findall(b"\n".join(text)):
+        _, windows = windows_of(lookup, path)
+        for word in windows[start // WINDOW_STRIDE][2]:
             if word in query or word in seen or len(word) <= 2:
                 continue
             seen.add(word)
@@ -95,20 +95,39 @@ def related_files(lookup: IndexLookup) -> tuple[str, ...]:
     return snapshot.import_value("similar_files", path, make)
 
 
-Windows = tuple[frozenset[bytes], list[tuple[int, frozenset[bytes]]]]
+Window = tuple[int, frozenset[bytes], tuple[bytes, ...]]  # first line, identifiers, in order of first use
 
 
-def windows_of(lookup: IndexLookup, path: str) -> Windows:
-    """The identifiers of `path`'s entry text, and (first line, identifier set) of each of its
-    windows; kept on the entry."""
+def windows_of(lookup: IndexLookup, path: str) -> tuple[frozenset[bytes], list[Window]]:
+    """The identifiers of `path`'s entry text, and its windows (the i-th starts at line
+    i * WINDOW_STRIDE); kept on the entry."""
     entry = lookup.snapshot.entry(path)
     if entry is None:
         return frozenset(), []
     kept = entry.derived.get(("similar_windows",))
     if kept is None:
         lines = (lookup.snapshot.source(path) or b"").split(b"\n")
-        windows = [(start, frozenset(WORD.findall(b"\n".join(lines[start:start + WINDOW_LINES]))))
-                   for start in range(0, max(1, len(lines) - WINDOW_LINES + WINDOW_STRIDE), WINDOW_STRIDE)]
-        vocabulary = frozenset().union(*(words for _, words in windows))
+        windows = []
+        for start in range(0, max(1, len(lines) - WINDOW_LINES + WINDOW_STRIDE), WINDOW_STRIDE):
+            ordered = tuple(dict.fromkeys(WORD.findall(b"\n".join(lines[start:start + WINDOW_LINES]))))
+            windows.append((start, frozenset(ordered), ordered))
+        vocabulary = frozenset().union(*(words for _, words, _ in windows))
         kept = entry.derived.setdefault(("similar_windows",), (vocabulary, windows))
     return kept
+
+
+def _around(source: bytes, offset: int, lines: int) -> bytes:
+    """The `lines` lines before the one holding byte `offset` of `source`, that line and the
+    `lines - 1` after it."""
+    start = offset
+    for _ in range(lines + 1):
+        start = source.rfind(b"\n", 0, start)
+        if start < 0:
+            break
+    end = offset
+    for _ in range(lines):
+        end = source.find(b"\n", end + 1)
+        if end < 0:
+            end = len(source)
+            break
+    return source[start + 1:end]

@@ -58,11 +58,11 @@ def test_names_already_known_undefined_or_in_unrelated_files_are_not_offered(tmp
     path = str(tmp_path / "flags/int_slice.go")
     lookup = IndexLookup(index.snapshot_for(path), path)
     source = INT_SLICE.encode()
-    names = [u.name for u in similar_code_uses(lookup, source, 3, set())]
+    names = [u.name for u in similar_code_uses(lookup, source, source.index(b"\n\tif err"), 3, set())]
     assert "readAsCSV" in names and "unrelated" not in names
     assert "value" not in names  # used around the cursor already
     assert "stringSliceValue" not in names  # no definition in the index
-    assert "readAsCSV" not in [u.name for u in similar_code_uses(lookup, source, 3, {"readAsCSV"})]
+    assert "readAsCSV" not in [u.name for u in similar_code_uses(lookup, source, source.index(b"\n\tif err"), 3, {"readAsCSV"})]
 
 
 def test_a_files_windows_are_kept_on_its_entry(tmp_path, write_files):
@@ -73,5 +73,16 @@ def test_a_files_windows_are_kept_on_its_entry(tmp_path, write_files):
     kept = windows_of(lookup, sibling)
     assert kept is windows_of(IndexLookup(snapshot, path), sibling)
     vocabulary, windows = kept
-    assert [start for start, _ in windows] == [0]  # 20 lines: one window
-    assert b"readAsCSV" in windows[0][1] and windows[0][1] <= vocabulary
+    assert [start for start, _, _ in windows] == [0]  # 20 lines: one window
+    start, words, ordered = windows[0]
+    assert b"readAsCSV" in words and words <= vocabulary and set(ordered) == words
+    assert ordered[:3] == (b"package", b"flags", b"func")
+
+
+def test_the_query_is_the_lines_around_the_cursor():
+    from pruning.similar_code import _around
+    text = b"".join(b"line%d\n" % i for i in range(30))
+    at = text.index(b"line15")
+    assert _around(text, at + 2, 2) == b"line13\nline14\nline15\nline16"
+    assert _around(text, 0, 2) == b"line0\nline1"
+    assert _around(text, len(text) - 3, 2).startswith(b"line27\nline28\nline29")
