@@ -150,7 +150,7 @@ def module_members(lookup: IndexLookup, stem: str, known: set[str]) -> list[Foun
     `MAX_MODULE_MEMBERS` (too many to tell which is next)."""
     if not lookup.available:
         return []
-    for other in lookup.imported_files():
+    for other in sorted(lookup.imported_files()):
         entry = lookup.snapshot.entry(other)
         if entry is None or module_stem(other) != stem:
             continue
