@@ -22,6 +22,7 @@ Invariants:
 
 from __future__ import annotations
 
+import heapq
 import posixpath
 import threading
 from collections import defaultdict
@@ -307,18 +308,21 @@ class SymbolGraph:
             self._refresh()
             return set(self._importers.get(path, ()))
 
-    def definitions_of(self, name: str, from_path: str,
-                       consulted: set[str] | None = None) -> list[tuple[str, Definition]]:
+    def definitions_of(self, name: str, from_path: str, consulted: set[str] | None = None,
+                       limit: int | None = None) -> list[tuple[str, Definition]]:
         """Where `name` is defined, as seen from `from_path` (order in the module docstring).
         `consulted`, when given, receives every file whose entry the answer read (beside the set
-        of files, which it also depends on)."""
+        of files, which it also depends on). With `limit`, the rest of the workspace is read only
+        until the answer holds `limit` definitions outside `from_path`: its first `limit` of
+        those are the unlimited answer's, and its definitions in `from_path` all of them."""
         with self._lock:
             self._refresh()
             out: dict[tuple[str, int], tuple[str, Definition]] = {}
 
+            read: set[str] = set()
+
             def add_from(path: str, wanted: str) -> bool:
-                if consulted is not None:
-                    consulted.add(path)
+                read.add(path)
                 entry = self._entries.get(path)
                 found = entry.definitions_named(wanted) if entry is not None else None
                 if not found:
@@ -346,12 +350,20 @@ class SymbolGraph:
                     for sibling in sorted(self._modules.by_dir.get(directory, ())):
                         if self._entries[sibling].language == tags.language:
                             add_from(sibling, name)
-            rest = sorted(
-                self._defs_by_name.get(name, ()),
-                key=lambda p: (-shared_path_length(p, from_path), p),
-            )
+            def nearest_first(path: str) -> tuple[int, str]:
+                return -shared_path_length(path, from_path), path
+
+            elsewhere = self._defs_by_name.get(name, ())
+            if limit is None:
+                rest = sorted(elsewhere, key=nearest_first)
+            else:  # each unread file defining `name` adds at least one definition
+                wanted = limit - sum(1 for path, _ in out if path != from_path)
+                unread = (path for path in elsewhere if path not in read)
+                rest = heapq.nsmallest(wanted, unread, key=nearest_first) if wanted > 0 else []
             for path in rest:
                 add_from(path, name)
+            if consulted is not None:
+                consulted |= read
             return list(out.values())
 
     def _follow(self, path: str, name: str, add_from, hops: int) -> None:

@@ -20,7 +20,7 @@ Invariants:
   snapshot after each, so on the thread that edits (the server's event loop) every answer is
   the graph's at the snapshot's version; a scan on another thread may move the graph on while
   a completion runs, and its answers are then those of the newer version (`stale` says so).
-- A carried `definitions_of(name, from_path)` answer equals the graph's at the new version: the
+- A carried `definitions_of(name, from_path, limit)` answer equals the graph's at the new version: the
   set of files and modules is the same (`SymbolGraph.layout_serial`), every file the answer read
   (`consulted`) other than `from_path` keeps its entry object, no other changed file defines
   `name`, and a changed `from_path` keeps its imports and language (its own definitions, which
@@ -59,10 +59,10 @@ class IndexSnapshot:
         self._read_bytes = read_bytes
         self._lock = threading.Lock()
         self._answers: dict[tuple, Any] = {}
-        # definitions_of answers: (name, from_path) -> (answer, files read), asked or carried here;
+        # definitions_of answers: (name, from_path, limit) -> (answer, files read), asked or carried here;
         # `_asked` names those asked of this version (only they move on to the next)
-        self._definitions: dict[tuple[str, str], tuple[list, frozenset[str]]] = {}
-        self._asked: set[tuple[str, str]] = set()
+        self._definitions: dict[tuple[str, str, int | None], tuple[list, frozenset[str]]] = {}
+        self._asked: set[tuple[str, str, int | None]] = set()
         # values of one file that read only its imports and the layout: (kind, path) -> value
         self._import_values: dict[tuple[str, str], Any] = {}
         if previous is not None and graph is not None and previous._graph is graph and previous.layout == self.layout:
@@ -98,9 +98,9 @@ class IndexSnapshot:
 
     # ---- across files
 
-    def definitions_of(self, name: str, from_path: str) -> list[tuple[str, Definition]]:
+    def definitions_of(self, name: str, from_path: str, limit: int | None = None) -> list[tuple[str, Definition]]:
         """`SymbolGraph.definitions_of` at this version (see the module docstring)."""
-        key = (name, from_path)
+        key = (name, from_path, limit)
         with self._lock:
             self._asked.add(key)
             kept = self._definitions.get(key)
@@ -109,7 +109,7 @@ class IndexSnapshot:
         if self._graph is None:
             return _own_definitions(self.entries.get(from_path), from_path, name)
         consulted: set[str] = set()
-        answer = self._graph.definitions_of(name, from_path, consulted)
+        answer = self._graph.definitions_of(name, from_path, consulted, limit)
         with self._lock:
             return self._definitions.setdefault(key, (answer, frozenset(consulted)))[0]
 
@@ -148,7 +148,8 @@ def _own_definitions(entry: FileEntry | None, path: str, name: str) -> list[tupl
     return [(path, d) for d in entry.definitions_named(name)] if entry is not None else []
 
 
-def _carried(previous: IndexSnapshot, table: dict[str, FileEntry]) -> dict[tuple[str, str], tuple[list, frozenset[str]]]:
+def _carried(previous: IndexSnapshot,
+             table: dict[str, FileEntry]) -> dict[tuple[str, str, int | None], tuple[list, frozenset[str]]]:
     """The `definitions_of` answers asked of `previous` that hold in the version of `table` (the
     same set of files; see the module docstring)."""
     before = previous.entries
@@ -159,14 +160,14 @@ def _carried(previous: IndexSnapshot, table: dict[str, FileEntry]) -> dict[tuple
     if not changed:
         return answers
     carried = {}
-    for (name, from_path), (answer, consulted) in answers.items():
+    for (name, from_path, limit), (answer, consulted) in answers.items():
         if any(not same if path == from_path else path in consulted or table[path].definitions_named(name)
                for path, same in changed.items()):
             continue
         if from_path in changed:
             answer = _own_definitions(table[from_path], from_path, name) + [
                 found for found in answer if found[0] != from_path]
-        carried[(name, from_path)] = (answer, consulted)
+        carried[(name, from_path, limit)] = (answer, consulted)
     return carried
 
 

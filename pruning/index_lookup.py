@@ -89,7 +89,7 @@ class IndexLookup:
             imported = self.imported_files()
             entry = snapshot.entry(self.path)
             is_bound = entry is not None and name in entry.bound_names
-            answer = snapshot.definitions_of(name, self.path)[:limit]
+            answer = snapshot.definitions_of(name, self.path, limit)[:limit]
             # a bound name whose definition lies outside the files the import statements name
             # reached it through re-exports (`pub use`, an index.ts, a package's __init__)
             re_exported = is_bound and len({path for path, _ in answer}) <= MAX_RE_EXPORTED_FILES

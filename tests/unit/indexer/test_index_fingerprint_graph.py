@@ -88,3 +88,18 @@ def test_remove_file_drops_symbols_and_edges(tags_of):
     assert graph.symbol_count == 0
     graph.set_file("/w/lib.py", tags_of("python", "def f():\n    pass\n"))  # comes back: re-resolved
     assert graph.imports_of("/w/main.py") == ["/w/lib.py"]
+
+
+def test_a_limited_answer_is_the_start_of_the_whole_one_and_reads_fewer_files(tags_of):
+    files = {f"/w/pkg{i % 4}/m{i}.py": ("python", "def run():\n    pass\n") for i in range(40)}
+    files["/w/pkg1/main.py"] = ("python", "def run():\n    pass\n\n\ndef go():\n    run()\n")
+    graph = _graph(tags_of, files)
+    whole_read: set[str] = set()
+    whole = graph.definitions_of("run", "/w/pkg1/main.py", whole_read)
+    for limit in (0, 1, 3, 8, 60):
+        read: set[str] = set()
+        limited = graph.definitions_of("run", "/w/pkg1/main.py", read, limit=limit)
+        own = [found for found in whole if found[0] == "/w/pkg1/main.py"]
+        assert limited == own + [found for found in whole if found[0] != "/w/pkg1/main.py"][:limit]
+        assert len(read) == min(len(whole_read), 1 + limit)
+    assert [path for path, _ in whole][:3] == ["/w/pkg1/main.py", "/w/pkg1/m1.py", "/w/pkg1/m13.py"]
