@@ -291,6 +291,11 @@ class SymbolGraph:
         entry = self._entries.get(path)
         return entry.fingerprint if entry is not None else None
 
+    def defines(self, name: str) -> bool:
+        """Whether some file of the workspace defines `name`."""
+        with self._lock:
+            return name in self._defs_by_name
+
     def names(self) -> frozenset[str]:
         """Every defined name in the workspace."""
         with self._lock:

@@ -15,7 +15,7 @@ every keystroke.
 Invariants:
 - `version` and `entries` never change after construction; two snapshots with equal versions
   of one index have equal entries.
-- Cross-file answers (`definitions_of`, `imports_of`, `out_edges`) are asked of the graph once
+- Cross-file answers (`definitions_of`, `imports_of`, `out_edges`, `defines`) are asked of the graph once
   per snapshot and kept. Changes reach the graph only through the index, which publishes a new
   snapshot after each, so on the thread that edits (the server's event loop) every answer is
   the graph's at the snapshot's version; a scan on another thread may move the graph on while
@@ -129,6 +129,10 @@ class IndexSnapshot:
         value = make()
         with self._lock:
             return self._import_values.setdefault(key, value)
+
+    def defines(self, name: str) -> bool:
+        """Whether some file defines `name`, at this version."""
+        return self._ask(("defines", name), lambda g: g.defines(name), False)
 
     def out_edges(self, path: str) -> dict[str, float]:
         return self._ask(("out_edges", path), lambda g: g.out_edges(path), {})

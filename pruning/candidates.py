@@ -7,12 +7,14 @@ Sources here (the scope ladder of the current file is `pruning.ladder`):
   uses, counted as used where their nearest uses elsewhere in the file are (an imported name
   used nowhere yet as a use a few lines away), for the line being written that does not show
   its names yet;
+- names from similar code (`pruning.similar_code`): names the code most like the cursor's
+  surroundings uses, in the files this one imports and its directory's other files;
 - module members: the top-level definitions of an imported module used near the cursor (or
   not yet), when it has at most `MAX_MODULE_MEMBERS` (each valued as the module's use divided
   by the square root of their number).
 
 Value model (documented because the packer trusts it): a referenced definition is worth
-  use weight (call 1.0 > type 0.9 > attribute 0.8 > identifier 0.6)
+  use weight (call 1.0 > type 0.9 > attribute 0.8 > similar code 0.7 > identifier 0.6)
   * proximity 1 / (1 + distance / 6) of its nearest use to the cursor line
   * specificity 1 / (number of definitions the name resolves to), x0.3 for names of <= 2 chars
   * tier (this file, or bound by an import to a file it resolves to 1.0; in an imported file 0.8;
@@ -39,6 +41,7 @@ from .index_lookup import Found, IndexLookup, module_stem
 from .file_uses import MAX_FILE_NAMES, file_uses
 from .names_near import NameUse
 from .scopes import as_scope, name_of, node_text
+from .similar_code import similar_code_uses
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 
 FULL_BODY_MAX_LINES = 12
@@ -47,7 +50,7 @@ COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are
 MAX_NAMES = 20
 MAX_UPGRADED = 16  # the most valuable candidates offered with fuller forms; the others in their line form
 MAX_MODULE_MEMBERS = 12  # an imported module used near the cursor offers its definitions up to this many
-USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "identifier": 0.6}
+USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "similar": 0.7, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 
 
@@ -71,7 +74,8 @@ class Piece(NamedTuple):
 
 def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
                      root: object, source: bytes, path: str, syntax: Syntax,
-                     visible: tuple[int, int], cursor_line: int) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
+                     visible: tuple[int, int], cursor_line: int,
+                     cursor_byte: int) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
     """Candidates for the definitions of names used near the cursor (see the value model) and of
     the file's likely next names (`pruning.file_uses`), and the names looked up with the members
     used on each (what `warm_references` looks up again)."""
@@ -88,6 +92,8 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)
+    for use in similar_code_uses(lookup, source, cursor_byte, cursor_line, set(by_name), syntax.builtins):
+        by_name[use.name] = [use]
     rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0
     values: dict[tuple[str, int], float] = {}

@@ -118,7 +118,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
         likely = sorted(uses + delegate_uses(scopes, byte_offset, cursor_line), key=lambda u: u.distance)
         local = without_enclosing(local_definitions(root, syntax, source), scopes)
-        referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line)
+        referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line,
+                                               byte_offset)
         pieces += referenced
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         scopes_at = scope_key(scope.name for scope in scopes)

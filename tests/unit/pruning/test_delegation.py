@@ -41,4 +41,4 @@ def test_a_method_name_is_not_looked_for_in_files_the_module_does_not_import(tmp
         "pkg/other.py": "class Other:\n    def advance(self) -> int:\n        return 1\n",
         "pkg/walk.py": "import os\n\n\nclass Walker:\n    def advance(self):\n        \n",
     }, "pkg/walk.py", "python", "def advance(self):\n        ")
-    assert "pkg/other.py" not in {s.path for s in parts.snippets}
+    assert ("pkg/other.py", "advance") not in {(s.path, s.symbol) for s in parts.snippets}

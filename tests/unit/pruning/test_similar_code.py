@@ -1,0 +1,88 @@
+"""Names from code like the code at the cursor (pruning.similar_code)."""
+
+from pruning.context import build_context
+from pruning.index_lookup import IndexLookup
+from pruning.similar_code import similar_code_uses, windows_of
+
+STRING_SLICE = """package flags
+
+func readAsCSV(val string) ([]string, error) {
+	return nil, nil
+}
+
+func writeAsCSV(vals []string) (string, error) {
+	return "", nil
+}
+
+func (s *stringSliceValue) Set(val string) error {
+	v, err := readAsCSV(val)
+	if err != nil {
+		return err
+	}
+	s.value = v
+	return nil
+}
+"""
+
+INT_SLICE = """package flags
+
+func (s *intSliceValue) Set(val string) error {
+	
+	if err != nil {
+		return err
+	}
+	s.value = v
+	return nil
+}
+"""
+
+
+def _index(write_files, tmp_path):
+    return write_files(tmp_path, {"flags/string_slice.go": STRING_SLICE, "flags/int_slice.go": INT_SLICE,
+                                  "other/far.go": "package other\n\nfunc unrelated() int {\n\treturn 1\n}\n"})
+
+
+def test_a_sibling_files_like_code_offers_the_names_it_uses_there(tmp_path, write_files):
+    """`Set` of another slice type calls `readAsCSV`: the next line of this `Set` likely does too."""
+    index = _index(write_files, tmp_path)
+    path = str(tmp_path / "flags/int_slice.go")
+    text = INT_SLICE
+    index.did_open(path, text, "go")
+    offset = text.index("error {\n\t") + len("error {\n\t")
+    parts = build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path))
+    assert ("flags/string_slice.go", "readAsCSV") in {(s.path, s.symbol) for s in parts.snippets}
+
+
+def test_names_already_known_undefined_or_in_unrelated_files_are_not_offered(tmp_path, write_files):
+    index = _index(write_files, tmp_path)
+    path = str(tmp_path / "flags/int_slice.go")
+    lookup = IndexLookup(index.snapshot_for(path), path)
+    source = INT_SLICE.encode()
+    names = [u.name for u in similar_code_uses(lookup, source, source.index(b"\n\tif err"), 3, set())]
+    assert "readAsCSV" in names and "unrelated" not in names
+    assert "value" not in names  # used around the cursor already
+    assert "stringSliceValue" not in names  # no definition in the index
+    assert "readAsCSV" not in [u.name for u in similar_code_uses(lookup, source, source.index(b"\n\tif err"), 3, {"readAsCSV"})]
+
+
+def test_a_files_windows_are_kept_on_its_entry(tmp_path, write_files):
+    index = _index(write_files, tmp_path)
+    path, sibling = str(tmp_path / "flags/int_slice.go"), str(tmp_path / "flags/string_slice.go")
+    snapshot = index.snapshot_for(path)
+    lookup = IndexLookup(snapshot, path)
+    kept = windows_of(lookup, sibling)
+    assert kept is windows_of(IndexLookup(snapshot, path), sibling)
+    vocabulary, windows = kept
+    assert [start for start, _, _ in windows] == [0]  # 20 lines: one window
+    start, words, ordered = windows[0]
+    assert b"readAsCSV" in words and words <= vocabulary and set(ordered) == words
+    assert ordered[:3] == (b"package", b"flags", b"func")
+
+
+def test_the_query_is_the_lines_around_the_cursor():
+    from pruning.similar_code import _around
+    text = b"".join(b"line%d\n" % i for i in range(30))
+    at = text.index(b"line15")
+    assert _around(text, at + 2, 2) == b"line13\nline14\nline15\nline16"
+    assert _around(text, 0, 2) == b"line0\nline1"
+    assert _around(text, len(text) - 3, 2).startswith(b"line27\nline28\nline29")
