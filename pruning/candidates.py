@@ -7,8 +7,10 @@ Sources here (the scope ladder of the current file is `pruning.ladder`):
   uses, counted as used where their nearest uses elsewhere in the file are (an imported name
   used nowhere yet as a use a few lines away), for the line being written that does not show
   its names yet;
-- names from similar code (`pruning.similar_code`): names the code most like the cursor's
-  surroundings uses, in the files this one imports and its directory's other files;
+- similar code (`pruning.code_windows`): the `SIMILAR_SNIPPETS` windows of the files this one
+  imports and its directory's other files most like the cursor's surroundings, as snippets of
+  their own (at least `MIN_WINDOW_SIMILARITY`), and the names they use (`pruning.similar_code`)
+  as likely next names;
 - module members: the top-level definitions of an imported module used near the cursor (or
   not yet), when it has at most `MAX_MODULE_MEMBERS` (each valued as the module's use divided
   by the square root of their number).
@@ -24,6 +26,8 @@ Value model (documented because the packer trusts it): a referenced definition i
 plus a tenth of the value of each further use. A class whose members are accessed on the cursor
 line (or the line before) has its full skeleton valued at twice its compact form. Ladder pieces have fixed values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
+A similar window is worth `WINDOW_VALUE` times its similarity (about 0.02 per token at 0.5 for a
+20-line window: above most definitions' line forms, below the ladder's and the best uses').
 Every definition starts as its line form (`snippets`: its header on one line); fuller renderings
 (a signature, then the whole body when short; a class's header with two used members, then its
 skeleton) are offered as a chain of upgrades that the packer applies with what budget is left.
@@ -41,7 +45,8 @@ from .index_lookup import Found, IndexLookup, module_stem
 from .file_uses import MAX_FILE_NAMES, file_uses
 from .names_near import NameUse
 from .scopes import as_scope, name_of, node_text
-from .similar_code import similar_code_uses
+from .code_windows import SimilarWindow, query_words, similar_windows, window_parts
+from .similar_code import TOP_WINDOWS, similar_code_uses
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 
 FULL_BODY_MAX_LINES = 12
@@ -50,6 +55,11 @@ COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are
 MAX_NAMES = 20
 MAX_UPGRADED = 16  # the most valuable candidates offered with fuller forms; the others in their line form
 MAX_MODULE_MEMBERS = 12  # an imported module used near the cursor offers its definitions up to this many
+SIMILAR_SNIPPETS = 2
+MIN_WINDOW_SIMILARITY = 0.2
+WINDOW_VALUE = 8.0
+WINDOW_PART_LINES = (6, 12, 20)  # a similar window's line form, then larger blocks of it as upgrades
+WINDOW_GAIN = 1.5
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "similar": 0.7, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 
@@ -92,7 +102,9 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)
-    for use in similar_code_uses(lookup, source, cursor_byte, cursor_line, set(by_name), syntax.builtins):
+    query = query_words(source, cursor_byte)
+    similar = similar_windows(lookup, query, max(TOP_WINDOWS, SIMILAR_SNIPPETS))
+    for use in similar_code_uses(lookup, similar, query, cursor_line, set(by_name), syntax.builtins):
         by_name[use.name] = [use]
     rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0
@@ -141,7 +153,29 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
                               upgrade_gain=2.0 if accessed else 1.3, fuller=key in fuller)
         if piece is not None:
             pieces.append(piece)
+    pieces += window_pieces(lookup, similar, query)
     return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in by_name)
+
+
+def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: frozenset[bytes]) -> list[Piece]:
+    """The `SIMILAR_SNIPPETS` most similar windows (at least `MIN_WINDOW_SIMILARITY`) as snippets:
+    the window's `WINDOW_PART_LINES[0]` lines most like the query, with the larger blocks around
+    them as a chain of upgrades (the whole window worth `WINDOW_GAIN` times as much)."""
+    pieces = []
+    for window in similar[:SIMILAR_SNIPPETS]:
+        if window.similarity < MIN_WINDOW_SIMILARITY:
+            break
+        value = WINDOW_VALUE * window.similarity
+        reason = f"code like the cursor's surroundings (Jaccard {window.similarity:.2f})"
+        piece = None
+        parts = window_parts(lookup, window, query, WINDOW_PART_LINES)
+        for i, (first, last, text) in reversed(list(enumerate(parts))):
+            gain = 1.0 + (WINDOW_GAIN - 1.0) * i / max(1, len(parts) - 1)
+            piece = Piece(window.path, f"lines {first + 1}-{last + 1}", "window", first, last, text, reason,
+                          value * gain, False, "full", piece)
+        if piece is not None:
+            pieces.append(piece)
+    return pieces
 
 
 def module_members(lookup: IndexLookup, stem: str, known: set[str]) -> list[Found]:

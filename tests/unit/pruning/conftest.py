@@ -52,3 +52,11 @@ def write_files():
 @pytest.fixture
 def write_workspace():
     return _write_workspace
+
+
+@pytest.fixture
+def without_similar_windows(monkeypatch):
+    """No window of similar code becomes a snippet: in a workspace of a few short files the most
+    similar window is often a whole file, which shows the very definition a test of another
+    candidate source looks for under another name (`lines 1-2` instead of `quote`)."""
+    monkeypatch.setattr("pruning.candidates.SIMILAR_SNIPPETS", 0)

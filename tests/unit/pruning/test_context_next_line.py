@@ -5,6 +5,8 @@ import pytest
 
 from pruning.context import build_context
 
+pytestmark = pytest.mark.usefixtures("without_similar_windows")
+
 
 def test_module_qualified_name_resolves_to_that_modules_top_level_definition(tmp_path, write_workspace):
     index = write_workspace(tmp_path, {

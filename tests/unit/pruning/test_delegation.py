@@ -1,6 +1,10 @@
 """The enclosing function's own name as a likely next name (pruning.delegation)."""
 
+import pytest
+
 from pruning.context import build_context
+
+pytestmark = pytest.mark.usefixtures("without_similar_windows")
 
 
 def _context(write_files, tmp_path, files, current, language, cursor_after):

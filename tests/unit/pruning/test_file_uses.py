@@ -1,9 +1,13 @@
 """Likely next names (pruning.file_uses): imported names ranked by their nearest use to the cursor
 and how often the file uses them."""
 
+import pytest
+
 from pruning.context import build_context
 from pruning.file_uses import MAX_FILE_NAMES, file_uses
 from pruning.index_lookup import IndexLookup
+
+pytestmark = pytest.mark.usefixtures("without_similar_windows")
 
 
 def _busy_file(far_names: list[str]) -> str:

@@ -2,8 +2,12 @@
 names used through it, as `module.name` does in Python."""
 
 from indexer import WorkspaceIndex
+import pytest
+
 from pruning.context import build_context
 from pruning.names_near import owner_before
+
+pytestmark = pytest.mark.usefixtures("without_similar_windows")
 
 
 def test_owner_before_reads_rust_paths():

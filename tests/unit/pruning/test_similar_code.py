@@ -1,8 +1,10 @@
-"""Names from code like the code at the cursor (pruning.similar_code)."""
+"""Code like the code at the cursor (pruning.code_windows): its windows as snippets, and the names
+they use as likely next names (pruning.similar_code)."""
 
+from pruning.code_windows import _around, query_words, similar_windows, windows_of
 from pruning.context import build_context
 from pruning.index_lookup import IndexLookup
-from pruning.similar_code import similar_code_uses, windows_of
+from pruning.similar_code import similar_code_uses
 
 STRING_SLICE = """package flags
 
@@ -42,7 +44,7 @@ def _index(write_files, tmp_path):
                                   "other/far.go": "package other\n\nfunc unrelated() int {\n\treturn 1\n}\n"})
 
 
-def test_a_sibling_files_like_code_offers_the_names_it_uses_there(tmp_path, write_files):
+def test_a_sibling_files_like_code_offers_the_names_it_uses_there(tmp_path, write_files, without_similar_windows):
     """`Set` of another slice type calls `readAsCSV`: the next line of this `Set` likely does too."""
     index = _index(write_files, tmp_path)
     path = str(tmp_path / "flags/int_slice.go")
@@ -58,11 +60,36 @@ def test_names_already_known_undefined_or_in_unrelated_files_are_not_offered(tmp
     path = str(tmp_path / "flags/int_slice.go")
     lookup = IndexLookup(index.snapshot_for(path), path)
     source = INT_SLICE.encode()
-    names = [u.name for u in similar_code_uses(lookup, source, source.index(b"\n\tif err"), 3, set())]
+    query = query_words(source, source.index(b"\n\tif err"))
+    similar = similar_windows(lookup, query, 3)
+    names = [u.name for u in similar_code_uses(lookup, similar, query, 3, set())]
     assert "readAsCSV" in names and "unrelated" not in names
     assert "value" not in names  # used around the cursor already
     assert "stringSliceValue" not in names  # no definition in the index
-    assert "readAsCSV" not in [u.name for u in similar_code_uses(lookup, source, source.index(b"\n\tif err"), 3, {"readAsCSV"})]
+    assert "readAsCSV" not in [u.name for u in similar_code_uses(lookup, similar, query, 3, {"readAsCSV"})]
+
+
+def test_the_most_similar_window_is_a_snippet_and_an_unrelated_file_is_not(tmp_path, write_files):
+    """The sibling's `Set` shows how this `Set` goes on (`v, err := readAsCSV(val)`)."""
+    index = _index(write_files, tmp_path)
+    path = str(tmp_path / "flags/int_slice.go")
+    index.did_open(path, INT_SLICE, "go")
+    offset = INT_SLICE.index("error {\n\t") + len("error {\n\t")
+    parts = build_context(path, INT_SLICE, offset, language="go", index=index, workspace_root=str(tmp_path))
+    windows = [s for s in parts.snippets if s.kind == "window"]
+    assert [(s.path, s.start_line) for s in windows] == [("flags/string_slice.go", 1)]
+    assert "v, err := readAsCSV(val)" in windows[0].text and windows[0].reason.startswith("code like")
+    assert not any(s.path == "other/far.go" for s in parts.snippets)
+
+
+def test_dissimilar_code_gives_no_window(tmp_path, write_files):
+    index = _index(write_files, tmp_path)
+    path = str(tmp_path / "other/far.go")
+    text = "package other\n\nfunc unrelated() int {\n\t\n}\n"
+    index.did_open(path, text, "go")
+    parts = build_context(path, text, text.index("{\n\t") + 3, language="go", index=index,
+                          workspace_root=str(tmp_path))
+    assert not [s for s in parts.snippets if s.kind == "window"]
 
 
 def test_a_files_windows_are_kept_on_its_entry(tmp_path, write_files):
@@ -80,7 +107,6 @@ def test_a_files_windows_are_kept_on_its_entry(tmp_path, write_files):
 
 
 def test_the_query_is_the_lines_around_the_cursor():
-    from pruning.similar_code import _around
     text = b"".join(b"line%d\n" % i for i in range(30))
     at = text.index(b"line15")
     assert _around(text, at + 2, 2) == b"line13\nline14\nline15\nline16"

@@ -1,0 +1,146 @@
+"""Code like the code at the cursor: the windows of related files most similar to it.
+
+Code that looks like the lines around the cursor (a sibling file's same method, the other
+`*_slice.go` of a package) often shows just there what the next line will be. The lines around
+the cursor (`QUERY_LINES` above, the cursor's line and the ones below it) are compared with
+windows of `WINDOW_LINES` lines (stride `WINDOW_STRIDE`) of the related files (the files this
+file imports, then the other files of its own directory, at most `MAX_FILES`) in two stages, as
+RepoCoder retrieves: the `TOP_FILES` files sharing the most identifiers with the query, then
+their windows by Jaccard similarity of identifier sets.
+
+A file's identifiers and windows (their first lines and identifier sets) are kept on its index
+entry (`FileEntry.derived`, key `("similar_windows",)`) and die with it; the related files of a
+file are a value of its imports and the set of files (`IndexSnapshot.import_value`).
+"""
+
+from __future__ import annotations
+
+import heapq
+import os
+import re
+from typing import NamedTuple
+
+from .index_lookup import IndexLookup
+
+WORD = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
+WINDOW_LINES = 20
+WINDOW_STRIDE = 20
+QUERY_LINES = 10  # lines above and below the cursor compared with the windows
+MAX_FILES = 48
+TOP_FILES = 3  # the related files sharing most identifiers with the query, whose windows are compared
+
+Window = tuple[int, frozenset[bytes], tuple[bytes, ...]]  # first line, identifiers, in order of first use
+
+
+class SimilarWindow(NamedTuple):
+    similarity: float  # Jaccard similarity of the window's identifiers and the query's
+    path: str
+    start_line: int
+    words: tuple[bytes, ...]  # the window's identifiers, in order of first use
+
+
+def query_words(source: bytes, cursor_byte: int) -> frozenset[bytes]:
+    """The identifiers of the lines around the cursor (at byte `cursor_byte` of `source`)."""
+    return frozenset(WORD.findall(_around(source, cursor_byte, QUERY_LINES)))
+
+
+def similar_windows(lookup: IndexLookup, query: frozenset[bytes], top: int) -> list[SimilarWindow]:
+    """The `top` windows of the related files most similar to `query`, most similar first
+    (ties by path, then line)."""
+    if not lookup.available or not query:
+        return []
+    by_file = [(path, windows_of(lookup, path)) for path in related_files(lookup)]
+    nearest = heapq.nlargest(TOP_FILES, ((len(vocabulary & query), path, windows)
+                                         for path, (vocabulary, windows) in by_file))
+    scored: list[SimilarWindow] = []
+    for shared, path, windows in nearest:
+        if not shared:
+            continue
+        for start, words, ordered in windows:
+            common = len(words & query)
+            if common:
+                scored.append(SimilarWindow(common / (len(words) + len(query) - common), path, start, ordered))
+    return heapq.nsmallest(top, scored, key=lambda w: (-w.similarity, w.path, w.start_line))
+
+
+def related_files(lookup: IndexLookup) -> tuple[str, ...]:
+    """The files this one imports, then the other files of its directory, at most `MAX_FILES`
+    (a value of the file's imports and the set of files, kept as such on the snapshot)."""
+    snapshot, path = lookup.snapshot, lookup.path
+
+    def make() -> tuple[str, ...]:
+        first = snapshot.imports_of(path)
+        directory = os.path.dirname(path)
+        siblings = sorted(p for p in snapshot.entries if os.path.dirname(p) == directory)
+        out: list[str] = []
+        for other in (*first, *siblings):
+            if other != path and other not in out:
+                out.append(other)
+        return tuple(out[:MAX_FILES])
+
+    return snapshot.import_value("similar_files", path, make)
+
+
+def windows_of(lookup: IndexLookup, path: str) -> tuple[frozenset[bytes], list[Window]]:
+    """The identifiers of `path`'s entry text, and its windows (the i-th starts at line
+    i * WINDOW_STRIDE); kept on the entry."""
+    entry = lookup.snapshot.entry(path)
+    if entry is None:
+        return frozenset(), []
+    kept = entry.derived.get(("similar_windows",))
+    if kept is None:
+        lines = (lookup.snapshot.source(path) or b"").split(b"\n")
+        windows = []
+        for start in range(0, max(1, len(lines) - WINDOW_LINES + WINDOW_STRIDE), WINDOW_STRIDE):
+            ordered = tuple(dict.fromkeys(WORD.findall(b"\n".join(lines[start:start + WINDOW_LINES]))))
+            windows.append((start, frozenset(ordered), ordered))
+        vocabulary = frozenset().union(*(words for _, words, _ in windows))
+        kept = entry.derived.setdefault(("similar_windows",), (vocabulary, windows))
+    return kept
+
+
+def window_parts(lookup: IndexLookup, window: SimilarWindow, query: frozenset[bytes],
+                 sizes: tuple[int, ...]) -> list[tuple[int, int, str]]:
+    """For each size in `sizes` (increasing), the block of that many of the window's lines that
+    shares the most identifiers with `query` (the first such block), inside which the block of
+    the size before lies; as (first line, last line, text) with blank lines at the block's ends
+    dropped, each block once."""
+    lines = (lookup.snapshot.source(window.path) or b"").split(b"\n")[window.start_line:window.start_line + WINDOW_LINES]
+    shared = [len(query.intersection(WORD.findall(line))) for line in lines]
+    blocks: list[tuple[int, int]] = []
+    for size in sizes:
+        size = min(size, len(lines))
+        low, high = 0, len(lines) - size
+        if blocks:
+            inner_start, inner_end = blocks[-1]
+            low, high = max(low, inner_end - size), min(high, inner_start)
+        best = max(range(low, high + 1), key=lambda at: (sum(shared[at:at + size]), -at))
+        blocks.append((best, best + size))
+    out: list[tuple[int, int, str]] = []
+    for start, end in blocks:
+        while start < end and not lines[start].strip():
+            start += 1
+        while end > start and not lines[end - 1].strip():
+            end -= 1
+        part = (window.start_line + start, window.start_line + end - 1,
+                b"\n".join(lines[start:end]).decode("utf-8", "replace") + "\n")
+        if start < end and (not out or out[-1][:2] != part[:2]):
+            out.append(part)
+    return out
+
+
+def _around(source: bytes, offset: int, lines: int) -> bytes:
+    """The `lines` lines before the one holding byte `offset` of `source`, that line and the
+    `lines - 1` after it."""
+    start = offset
+    for _ in range(lines + 1):
+        start = source.rfind(b"\n", 0, start)
+        if start < 0:
+            break
+    end = offset
+    for _ in range(lines):
+        end = source.find(b"\n", end + 1)
+        if end < 0:
+            end = len(source)
+            break
+    return source[start + 1:end]
