@@ -101,7 +101,7 @@ class OpenDocument:
 
     __slots__ = ("path", "language", "text", "_source", "_tree", "_dirty", "_settled", "_tagger",
                  "edits_since_parse", "parses", "tagged_source", "last_parse_ms", "_unparsed", "_row_anchor",
-                 "costly_length", "_cut_parses")
+                 "costly_length", "_cut_parses", "_edited_rows")
 
     def __init__(self, path: str, text: str, language: str | None) -> None:
         self.path = path
@@ -120,6 +120,7 @@ class OpenDocument:
         self._row_anchor = (0, 0)  # (offset, row) of a line start of `text`: rows count from there
         self.costly_length: int | None = None  # len(text) when the buffer was found `costly`
         self._cut_parses = 0  # parses in a row that callers' budgets ended (see `MAX_CUT_PARSES`)
+        self._edited_rows: tuple[int, int] | None = None  # lines the edits since `take_edited_rows` touched
 
     @property
     def source(self) -> bytes:
@@ -156,17 +157,20 @@ class OpenDocument:
         start = min(max(int(edit.start), 0), size)
         end = min(max(int(edit.end), start), size)
         new = edit.text
+        anchor, anchor_row = self._row_anchor
+        if anchor > start:
+            anchor, anchor_row = 0, 0
+        row = anchor_row + text.count("\n", anchor, start)  # typing stays near the last edit
+        line_start = text.rfind("\n", 0, start) + 1
+        self._row_anchor = (line_start, row)  # the text before `start` is unchanged by the edit
+        last_row = row + new.count("\n")
+        edited = self._edited_rows
+        self._edited_rows = (row, last_row) if edited is None else (min(row, edited[0]), max(last_row, edited[1]))
         if self._tree is not None:
             start_byte = _byte_len(text[:start]) if not text.isascii() else start
             removed = text[start:end]
             old_end_byte = start_byte + _byte_len(removed)
             new_end_byte = start_byte + _byte_len(new)
-            anchor, anchor_row = self._row_anchor
-            if anchor > start:
-                anchor, anchor_row = 0, 0
-            row = anchor_row + text.count("\n", anchor, start)  # typing stays near the last edit
-            line_start = text.rfind("\n", 0, start) + 1
-            self._row_anchor = (line_start, row)  # the text before `start` is unchanged by the edit
             start_point = (row, _byte_len(text[line_start:start]))
             old_end_point = _point_after(start_point, removed)
             new_end_point = _point_after(start_point, new)
@@ -181,6 +185,12 @@ class OpenDocument:
         self._dirty = True
         self.edits_since_parse += 1
         self._text_changed()
+
+    def take_edited_rows(self) -> tuple[int, int] | None:
+        """The first and last line (of the text now, approximately where several edits moved
+        lines) that the edits since the last call touched, or None; the record starts anew."""
+        rows, self._edited_rows = self._edited_rows, None
+        return rows
 
     def release(self) -> None:
         """Drop what parsing holds (the tree, the tagger's per-chunk state, the encoded source)

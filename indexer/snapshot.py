@@ -37,6 +37,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from indexer.entry import FileEntry
+from indexer.recent_edits import EditedRegion
 
 if TYPE_CHECKING:
     from indexer.graph import SymbolGraph
@@ -47,7 +48,8 @@ ReadBytes = Callable[[str], "bytes | None"]
 
 class IndexSnapshot:
     def __init__(self, graph: SymbolGraph | None = None, read_bytes: ReadBytes | None = None,
-                 root: str | None = None, previous: IndexSnapshot | None = None) -> None:
+                 root: str | None = None, previous: IndexSnapshot | None = None,
+                 recent_edits: tuple[EditedRegion, ...] = ()) -> None:
         if graph is None:
             self.version, self.layout, table = 0, 0, {}
         else:
@@ -55,6 +57,7 @@ class IndexSnapshot:
                 self.version, self.layout, table = graph.change_serial, graph.layout_serial, graph.entries()
         self.entries: Mapping[str, FileEntry] = MappingProxyType(table)
         self.root = root
+        self.recent_edits = recent_edits  # the regions edited last when this version was published
         self._graph = graph
         self._read_bytes = read_bytes
         self._lock = threading.Lock()

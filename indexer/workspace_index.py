@@ -38,6 +38,7 @@ from indexer.disk_side import DiskSide
 from indexer.documents import OpenDocument, TextEditLike
 from indexer.graph import SymbolGraph
 from indexer.notify import FingerprintCallback, FingerprintSubscribers
+from indexer.recent_edits import RecentEdits
 from indexer.relevance import matters_to, needed_by_others
 from indexer.snapshot import IndexSnapshot
 from indexer.store import SnapshotStore
@@ -67,6 +68,7 @@ class WorkspaceIndex(DiskSide):
         snapshot: bool = True,
         cache_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
+        recent_edits: RecentEdits | None = None,
     ) -> None:
         self.options = options or ScanOptions()
         self.snapshot_enabled = snapshot
@@ -81,6 +83,8 @@ class WorkspaceIndex(DiskSide):
         self._disk_hash: dict[str, str] = {}
         self._subscribers = FingerprintSubscribers()
         self._published = IndexSnapshot()
+        # the regions of open buffers edited last, recorded at each flush (see `recent_edits.py`)
+        self.recent_edits = recent_edits if recent_edits is not None else RecentEdits()
         self.clock = clock  # when edits happened, for `lag_s` and `snapshot_for`
         self.reindexed_files = 0
         self.last_flush = FlushStats()
@@ -146,6 +150,9 @@ class WorkspaceIndex(DiskSide):
             self._pending.pop(path, None)
             self._disk_hash.pop(path, None)
         self.file_changed_on_disk(path)
+        if self._graph.tags(path) is None:
+            with self._lock:
+                self.recent_edits.forget(path)
 
     def is_open(self, path: str) -> bool:
         return normalize_path(path) in self._docs
@@ -193,6 +200,9 @@ class WorkspaceIndex(DiskSide):
                     continue
                 reparsed += 1
                 update = self._graph.set_file(target, tags, doc.tagged_source)
+                rows = doc.take_edited_rows()
+                if rows is not None:
+                    self.recent_edits.record(target, *rows)
                 if update.reindexed:
                     reindexed += 1
                     marked |= update.marked
@@ -238,7 +248,8 @@ class WorkspaceIndex(DiskSide):
         snapshot = self._published
         if snapshot.version != self._graph.change_serial or snapshot.stale:
             with self._lock:
-                snapshot = self._published = IndexSnapshot(self._graph, self._read_bytes, previous=snapshot)
+                snapshot = self._published = IndexSnapshot(self._graph, self._read_bytes, previous=snapshot,
+                                                                recent_edits=self.recent_edits.regions())
         return snapshot
 
     def snapshot_for(self, path: str, max_lag_s: float | None = None) -> IndexSnapshot:

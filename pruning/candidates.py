@@ -60,6 +60,7 @@ MIN_WINDOW_SIMILARITY = 0.2
 WINDOW_VALUE = 8.0
 WINDOW_PART_LINES = (6, 12, 20)  # a similar window's line form, then larger blocks of it as upgrades
 WINDOW_GAIN = 1.5
+WINDOW_PREFIX_SHARE = 0.15  # of the budget, moved from the prefix window to the snippets when a window is offered
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "similar": 0.7, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
 
@@ -84,11 +85,13 @@ class Piece(NamedTuple):
 
 def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
                      root: object, source: bytes, path: str, syntax: Syntax,
-                     visible: tuple[int, int], cursor_line: int,
-                     cursor_byte: int) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
+                     visible: tuple[int, int], cursor_line: int, similar: list[SimilarWindow],
+                     query: frozenset[bytes]) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
     """Candidates for the definitions of names used near the cursor (see the value model) and of
-    the file's likely next names (`pruning.file_uses`), and the names looked up with the members
-    used on each (what `warm_references` looks up again)."""
+    the file's likely next names (`pruning.file_uses`), the windows of code most like the lines
+    around the cursor (`similar`, most similar first, for the identifiers `query` of those lines)
+    and the names they use, and the names looked up with the members used on each (what
+    `warm_references` looks up again)."""
     by_name: dict[str, list[NameUse]] = {}
     for use in uses:
         if not use.name or use.name in syntax.builtins or use.name.startswith("__"):
@@ -102,8 +105,6 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(use.name, []).append(use)
-    query = query_words(source, cursor_byte)
-    similar = similar_windows(lookup, query, max(TOP_WINDOWS, SIMILAR_SNIPPETS))
     for use in similar_code_uses(lookup, similar, query, cursor_line, set(by_name), syntax.builtins):
         by_name[use.name] = [use]
     rank = lookup.closeness() if lookup.available else {}
@@ -155,6 +156,19 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             pieces.append(piece)
     pieces += window_pieces(lookup, similar, query)
     return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in by_name)
+
+
+def similar_code(lookup: IndexLookup, source: bytes, cursor_byte: int) -> tuple[list[SimilarWindow], frozenset[bytes]]:
+    """The windows of code most like the lines around byte `cursor_byte` (most similar first, as
+    many as the names and the snippets read), and those lines' identifiers."""
+    query = query_words(source, cursor_byte)
+    return similar_windows(lookup, query, max(TOP_WINDOWS, SIMILAR_SNIPPETS)), query
+
+
+def yields_prefix(similar: list[SimilarWindow]) -> bool:
+    """Whether the prefix window gives `WINDOW_PREFIX_SHARE` of the budget to the snippets: some
+    window is similar enough to be offered as a snippet."""
+    return bool(similar) and similar[0].similarity >= MIN_WINDOW_SIMILARITY
 
 
 def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: frozenset[bytes]) -> list[Piece]:

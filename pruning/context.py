@@ -2,10 +2,13 @@
 
 Pure: equal inputs give equal output. Steps:
 1. the FIM windows get their guaranteed shares of the budget (whole lines, cursor line first,
-   far bounds on groups of `WINDOW_QUANTUM` lines, so that typing rarely moves them);
+   far bounds on groups of `WINDOW_QUANTUM` lines, so that typing rarely moves them); when a
+   window of similar code is offered (`pruning.candidates.yields_prefix`), the prefix's share is
+   `WINDOW_PREFIX_SHARE` smaller and the snippets' that much larger;
 2. the scope ladder, the definitions referenced near the cursor and the likely next names
    (names from other files that the file uses, `pruning.file_uses`; the enclosing function's
-   own name, `pruning.delegation`) become candidates (`pruning.candidates`), and the packer
+   own name, `pruning.delegation`), code like the cursor's surroundings and the regions of other
+   files edited last (`pruning.recent_regions`) become candidates (`pruning.candidates`), and the packer
    fills the rest of the budget by value per token, counting each file block's header once (a
    cut prefix window counts as its whole share);
 3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
@@ -29,7 +32,8 @@ import xxhash
 from indexer import LANGUAGES, IndexSnapshot, language_for_path, parse, syntax_for, workspace_id
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
-from .candidates import Piece, local_definitions, reference_pieces, warm_references
+from .candidates import (WINDOW_PREFIX_SHARE, Piece, local_definitions, reference_pieces, similar_code,
+                         warm_references, yields_prefix)
 from .content_memo import ContentMemo
 from .delegation import delegate_uses, without_enclosing
 from .file_uses import prepare_file_uses
@@ -39,6 +43,7 @@ from .ladder import ladder_pieces
 from .packing import drop_repeated_headers, headers, layout, layout_key, pack
 from .names_near import names_near_cursor
 from .prompt import PromptParts
+from .recent_regions import recent_pieces
 from .scopes import scope_chain
 from .semantic_key import semantic_key
 
@@ -87,12 +92,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     shares = BudgetShares(prefix_share, suffix_share)
     offset = max(0, min(offset, len(text)))
     prefix_text, suffix_text = text[:offset], text[offset:]
-    prefix_budget = int(budget_tokens * shares.prefix)
-    suffix_budget = int(budget_tokens * shares.suffix)
     cursor_line = prefix_text.count("\n")
-    pre = prefix_window(prefix_text, prefix_budget, tok, lines=cursor_line, quantum=WINDOW_QUANTUM)
-    suf = suffix_window(suffix_text, suffix_budget, tok, quantum=WINDOW_QUANTUM)
-    visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     root_path = workspace_root if workspace_root is not None else getattr(index, "root", None)
 
     # `syntax_aware=False`: the windows alone, no tree (a buffer too large or too costly to parse)
@@ -103,8 +103,19 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     lookups: tuple[tuple[str, frozenset[str]], ...] = ()
     scopes_at = scope_key(())
     source = text.encode("utf-8", "surrogatepass")
-    if syntax is not None and syntax.name in LANGUAGES:
-        byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
+    parsed = syntax is not None and syntax.name in LANGUAGES
+    byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
+    similar, query = [], frozenset()
+    if parsed:
+        lookup = IndexLookup(index.snapshot_for(path) if index is not None else None, path)
+        similar, query = similar_code(lookup, source, byte_offset)
+    # code like the cursor's surroundings, when some is offered, takes part of the prefix's share
+    prefix_budget = int(budget_tokens * (shares.prefix - (WINDOW_PREFIX_SHARE if yields_prefix(similar) else 0.0)))
+    suffix_budget = int(budget_tokens * shares.suffix)
+    pre = prefix_window(prefix_text, prefix_budget, tok, lines=cursor_line, quantum=WINDOW_QUANTUM)
+    suf = suffix_window(suffix_text, suffix_budget, tok, quantum=WINDOW_QUANTUM)
+    visible = (pre.start_line, cursor_line + suf.text.count("\n"))
+    if parsed:
         unparsed = None
         if tree is None:
             tree, unparsed = _index_tree(index, path, source)
@@ -114,13 +125,12 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         scopes = scope_chain(root, source, byte_offset, syntax)
         uses = names_near_cursor(root, source, byte_offset, scopes, language=syntax.name, unparsed=unparsed,
                                  cursor_line=cursor_line, memo=memo)
-        lookup = IndexLookup(index.snapshot_for(path) if index is not None else None, path)
         pieces = ladder_pieces(root, source, path, syntax, scopes, uses, visible)
         likely = sorted(uses + delegate_uses(scopes, byte_offset, cursor_line), key=lambda u: u.distance)
         local = without_enclosing(local_definitions(root, syntax, source), scopes)
         referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line,
-                                               byte_offset)
-        pieces += referenced
+                                               similar, query)
+        pieces += referenced + recent_pieces(lookup)
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         scopes_at = scope_key(scope.name for scope in scopes)
         fingerprints = {other: lookup.fingerprint(other) for other in {p.path for p in pieces if not p.current}}

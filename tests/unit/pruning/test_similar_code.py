@@ -112,3 +112,22 @@ def test_the_query_is_the_lines_around_the_cursor():
     assert _around(text, at + 2, 2) == b"line13\nline14\nline15\nline16"
     assert _around(text, 0, 2) == b"line0\nline1"
     assert _around(text, len(text) - 3, 2).startswith(b"line27\nline28\nline29")
+
+
+def test_a_similar_window_takes_its_room_from_the_prefix_window(tmp_path, write_files, monkeypatch):
+    filler = "".join(f"func filler{i}(x int) int {{\n\treturn x + {i}\n}}\n\n" for i in range(300))
+    text = INT_SLICE.replace("package flags\n", "package flags\n\n" + filler)
+    index = _index(write_files, tmp_path)
+    path = str(tmp_path / "flags/int_slice.go")
+    index.did_open(path, text, "go")
+    offset = text.index("error {\n\t") + len("error {\n\t")
+
+    def context():
+        return build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path),
+                             budget_tokens=256)
+
+    shared = context()
+    monkeypatch.setattr("pruning.context.WINDOW_PREFIX_SHARE", 0.0)
+    unshared = context()
+    assert [s.kind for s in shared.snippets].count("window") == 1
+    assert len(shared.prefix) < len(unshared.prefix) and shared.tokens <= 256

@@ -1,6 +1,7 @@
 """Transparency: whatever a long-lived index has kept (snapshots, entries' derived values, a
 content memo, prepared lookups, incremental trees), a context equals the context built from a
-fresh index of the same texts. Random edit sequences over several open buffers (hypothesis)."""
+fresh index of the same texts and the same regions edited last (the one thing a context reads
+of the edit history). Random edit sequences over several open buffers (hypothesis)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from indexer import WorkspaceIndex
+from indexer.recent_edits import RecentEdits
 from pruning.content_memo import ContentMemo
 from pruning.context import build_context, prepare
 
@@ -53,8 +55,8 @@ def line_offset(text: str, line: int) -> int:
     return starts[min(line, len(starts) - 1)]
 
 
-def new_index(root: str, texts: dict[str, str]) -> WorkspaceIndex:
-    index = WorkspaceIndex(snapshot=False)
+def new_index(root: str, texts: dict[str, str], edited=()) -> WorkspaceIndex:
+    index = WorkspaceIndex(snapshot=False, recent_edits=RecentEdits(regions=edited))
     index.scan([root])
     for name, text in texts.items():
         index.did_open(os.path.join(root, name), text, "python")
@@ -94,8 +96,8 @@ def test_every_context_equals_the_one_a_fresh_index_gives(tmp_path_factory, step
             index.settle()
         elif between == "prepare" and at in lookups:
             prepare(index, os.path.join(root, at), lookups[at])
-        fresh_index = new_index(root, texts)
         for name_at, where in ((at, cursor), *((other, 1 - cursor) for other in sorted(texts) if other != at)):
             kept = context(index, root, name_at, texts[name_at], where, memo)
+            fresh_index = new_index(root, texts, index.published.recent_edits)
             lookups[name_at] = kept.lookups
             assert kept == context(fresh_index, root, name_at, texts[name_at], where)
