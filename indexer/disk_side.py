@@ -194,5 +194,6 @@ class DiskSide:
             update = self._graph.remove_file(path)
             if update.reindexed:
                 self.reindexed_files += 1
+                self._let_go_of_published()  # it holds the removed file's entry
         if update.reindexed:
             self._notify(path, "")

@@ -13,6 +13,9 @@ Invariants:
   `published`); a completion in `path` reads `snapshot_for(path)`: every pending buffer it can
   read (`relevance.py`) is flushed into that snapshot, and its own buffer's text and tree come
   from the buffer itself.
+- No snapshot the index holds predates a close that changed the graph or a file's removal: both
+  let go of the published one (else its entries keep what left, with all derived from them, until
+  a request asks for a snapshot), so the next one carries nothing over (`IndexSnapshot`).
 - A file is re-indexed (its graph rows rebuilt) only when its semantic fingerprint changed;
   `last_flush.reindexed` counts those per flush, `reindexed_files` in total.
 - Subscribers get `(path, fingerprint)` after each fingerprint change ("" when a file left the
@@ -34,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from indexer import languages
+from indexer.buffer_trees import BufferTrees
 from indexer.disk_side import DiskSide
 from indexer.documents import OpenDocument, TextEditLike
 from indexer.graph import SymbolGraph
@@ -58,7 +62,7 @@ class FlushStats:
     marked: frozenset[str] = field(default_factory=frozenset)
 
 
-class WorkspaceIndex(DiskSide):
+class WorkspaceIndex(DiskSide, BufferTrees):
     """Index of every supported file under the workspace roots plus the open buffers."""
 
     def __init__(
@@ -153,6 +157,7 @@ class WorkspaceIndex(DiskSide):
         if self._graph.tags(path) is None:
             with self._lock:
                 self.recent_edits.forget(path)
+        self._let_go_of_published()
 
     def is_open(self, path: str) -> bool:
         return normalize_path(path) in self._docs
@@ -242,6 +247,12 @@ class WorkspaceIndex(DiskSide):
             self.flush()
         return self.published
 
+    def _let_go_of_published(self) -> None:
+        """Drop the published snapshot when the graph has moved past it (see the invariants)."""
+        with self._lock:
+            if self._published.version != self._graph.change_serial:
+                self._published = IndexSnapshot()
+
     @property
     def published(self) -> IndexSnapshot:
         """The snapshot of the graph as it is now (pending buffers not flushed): one per version."""
@@ -287,59 +298,6 @@ class WorkspaceIndex(DiskSide):
     def needed_by_other_buffers(self) -> set[str]:
         """The open buffers that a completion in another open buffer would flush first."""
         return needed_by_others(self._graph, list(self._docs))
-
-    def buffer_tree(self, path: str, source: bytes, allow_lag: bool = False) -> tuple[languages.Tree, tuple[int, int] | None] | None:
-        """The current tree of open buffer `path` when it holds exactly `source` (else None), and
-        the byte range of `source` that the tree does not reflect yet. The tree may lag only with
-        `allow_lag` (see `current_tree`); otherwise it is reparsed first and the range is None."""
-        if normalize_path(path) not in self._docs:
-            return None
-        held = self.current_tree(path, allow_lag=allow_lag)
-        if held is None or held[1] != source:
-            return None
-        return held[0], self.unparsed(path) if allow_lag else None
-
-    def current_tree(self, path: str, allow_lag: bool = False) -> tuple[languages.Tree, bytes] | None:
-        """Like `tree`, but an open buffer is only reparsed: re-tagging and re-indexing it are
-        left to the next flush. With `allow_lag`, a buffer whose reparses are slow may come back
-        edited but not reparsed (`OpenDocument.lagging`; `unparsed(path)` says which bytes its
-        tree misses): for callers that, like the server, reparse it soon after."""
-        path = normalize_path(path)
-        with self._lock:
-            doc = self._docs.get(path)
-            if doc is not None:
-                self._used(path)
-                tree = doc.tree(allow_lag)
-                return (tree, doc.source) if tree is not None else None
-        return self._disk_tree(path)
-
-    def unparsed(self, path: str) -> tuple[int, int] | None:
-        """The byte range of open buffer `path` that its current tree does not reflect yet."""
-        doc = self._docs.get(normalize_path(path))
-        return doc.unparsed if doc is not None else None
-
-    def tree_lags(self, path: str) -> bool:
-        """Whether open buffer `path` has edits its tree has not been reparsed for."""
-        return self.unparsed(path) is not None
-
-    def tagged_source(self, path: str) -> bytes | None:
-        """The bytes the graph's tags of open buffer `path` were extracted from (None when `path`
-        is not open or not tagged yet: its tags then come from the file on disk)."""
-        doc = self._docs.get(normalize_path(path))
-        return doc.tagged_source if doc is not None else None
-
-    def tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
-        """The current tree and source of `path` (open buffer or disk file), with the buffer's
-        pending edits re-indexed first; None if unsupported."""
-        path = normalize_path(path)
-        if path in self._pending:
-            self.flush(path)
-        return self.current_tree(path)
-
-    def _disk_tree(self, path: str) -> tuple[languages.Tree, bytes] | None:
-        lang = languages.language_for_path(path)
-        data = self._read_bytes(path) if lang is not None else None
-        return (languages.parse(lang, data), data) if data is not None else None
 
     def _read_bytes(self, path: str) -> bytes | None:
         """The bytes of `path` on disk as the index may read them (None: unreadable or refused)."""
