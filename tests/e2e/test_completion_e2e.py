@@ -170,3 +170,24 @@ async def test_newer_request_supersedes_older_one(tmp_path):
         await lsp.stop()
     finally:
         slow.stop()
+
+
+async def test_the_lines_just_edited_in_another_file_reach_the_prompt(lsp, fake_backend):
+    """Edit cart.py (a new function nothing uses yet, among code unlike report.py's), then
+    complete in report.py, which imports cart: the edited lines come in as a snippet of their
+    own, body included."""
+    encoding = encoding_of(lsp)
+    cart = "def total(items):\n    return sum(items)\n" + "".join(
+        f"\n\ndef shipping_{i}(parcel):\n    weight = parcel.weight * {i}\n    return weight\n" for i in range(12))
+    cart_uri = open_doc(lsp, cart, "cart.py")
+    report = "from cart import total\n\n\ndef render(rows):\n    \n"
+    report_uri = open_doc(lsp, report, "report.py")
+    added = "\n\ndef with_tax(items, rate):\n    return total(items) * (1 + rate)\n"
+    at = client_position(cart, len(cart), encoding)
+    lsp.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=cart_uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=at, end=at), text=added)]))
+    await inline_at(lsp, report_uri, types.Position(line=4, character=4))
+    snippets = fake_backend.requests[-1]["prompt"].split("<|fim_prefix|>")[0]
+    # the region, with the lines before the edit: no definition of cart.py shows them so
+    assert "    return weight\n\n\ndef with_tax(items, rate):\n    return total(items) * (1 + rate)\n" in snippets
