@@ -8,8 +8,9 @@ file imports, then the other files of its own directory, at most `MAX_FILES`) in
 RepoCoder retrieves: the `TOP_FILES` files sharing the most identifiers with the query, then
 their windows by Jaccard similarity of identifier sets.
 
-A file's identifiers and windows (their first lines and identifier sets) are kept on its index
-entry (`FileEntry.derived`, key `("similar_windows",)`) and die with it; the related files of a
+A file's identifiers and its windows (their first lines and identifier sets) are kept on its
+index entry (`FileEntry.derived`, keys `("similar_vocabulary",)` and `("similar_windows",)`, the
+windows only for files whose windows were compared) and die with it; the related files of a
 file are a value of its imports and the set of files (`IndexSnapshot.import_value`).
 """
 
@@ -26,7 +27,7 @@ WORD = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
 WINDOW_LINES = 20
 WINDOW_STRIDE = 20
 QUERY_LINES = 10  # lines above and below the cursor compared with the windows
-MAX_FILES = 48
+MAX_FILES = 160
 TOP_FILES = 3  # the related files sharing most identifiers with the query, whose windows are compared
 
 Window = tuple[int, frozenset[bytes], tuple[bytes, ...]]  # first line, identifiers, in order of first use
@@ -49,14 +50,13 @@ def similar_windows(lookup: IndexLookup, query: frozenset[bytes], top: int) -> l
     (ties by path, then line)."""
     if not lookup.available or not query:
         return []
-    by_file = [(path, windows_of(lookup, path)) for path in related_files(lookup)]
-    nearest = heapq.nlargest(TOP_FILES, ((len(vocabulary & query), path, windows)
-                                         for path, (vocabulary, windows) in by_file))
+    nearest = heapq.nlargest(TOP_FILES, ((len(vocabulary_of(lookup, path) & query), path)
+                                         for path in related_files(lookup)))
     scored: list[SimilarWindow] = []
-    for shared, path, windows in nearest:
+    for shared, path in nearest:
         if not shared:
             continue
-        for start, words, ordered in windows:
+        for start, words, ordered in windows_of(lookup, path):
             common = len(words & query)
             if common:
                 scored.append(SimilarWindow(common / (len(words) + len(query) - common), path, start, ordered))
@@ -81,12 +81,24 @@ def related_files(lookup: IndexLookup) -> tuple[str, ...]:
     return snapshot.import_value("similar_files", path, make)
 
 
-def windows_of(lookup: IndexLookup, path: str) -> tuple[frozenset[bytes], list[Window]]:
-    """The identifiers of `path`'s entry text, and its windows (the i-th starts at line
-    i * WINDOW_STRIDE); kept on the entry."""
+def vocabulary_of(lookup: IndexLookup, path: str) -> frozenset[bytes]:
+    """The identifiers of `path`'s entry text; kept on the entry."""
     entry = lookup.snapshot.entry(path)
     if entry is None:
-        return frozenset(), []
+        return frozenset()
+    kept = entry.derived.get(("similar_vocabulary",))
+    if kept is None:
+        kept = entry.derived.setdefault(("similar_vocabulary",),
+                                        frozenset(WORD.findall(lookup.snapshot.source(path) or b"")))
+    return kept
+
+
+def windows_of(lookup: IndexLookup, path: str) -> list[Window]:
+    """`path`'s windows (the i-th starts at line i * WINDOW_STRIDE) with their identifiers; kept
+    on the entry (made only for the files a query comes to compare windows of)."""
+    entry = lookup.snapshot.entry(path)
+    if entry is None:
+        return []
     kept = entry.derived.get(("similar_windows",))
     if kept is None:
         lines = (lookup.snapshot.source(path) or b"").split(b"\n")
@@ -94,8 +106,7 @@ def windows_of(lookup: IndexLookup, path: str) -> tuple[frozenset[bytes], list[W
         for start in range(0, max(1, len(lines) - WINDOW_LINES + WINDOW_STRIDE), WINDOW_STRIDE):
             ordered = tuple(dict.fromkeys(WORD.findall(b"\n".join(lines[start:start + WINDOW_LINES]))))
             windows.append((start, frozenset(ordered), ordered))
-        vocabulary = frozenset().union(*(words for _, words, _ in windows))
-        kept = entry.derived.setdefault(("similar_windows",), (vocabulary, windows))
+        kept = entry.derived.setdefault(("similar_windows",), windows)
     return kept
 
 

@@ -1,7 +1,7 @@
 """Code like the code at the cursor (pruning.code_windows): its windows as snippets, and the names
 they use as likely next names (pruning.similar_code)."""
 
-from pruning.code_windows import _around, query_words, similar_windows, windows_of
+from pruning.code_windows import _around, query_words, similar_windows, vocabulary_of, windows_of
 from pruning.context import build_context
 from pruning.index_lookup import IndexLookup
 from pruning.similar_code import similar_code_uses
@@ -97,9 +97,10 @@ def test_a_files_windows_are_kept_on_its_entry(tmp_path, write_files):
     path, sibling = str(tmp_path / "flags/int_slice.go"), str(tmp_path / "flags/string_slice.go")
     snapshot = index.snapshot_for(path)
     lookup = IndexLookup(snapshot, path)
-    kept = windows_of(lookup, sibling)
-    assert kept is windows_of(IndexLookup(snapshot, path), sibling)
-    vocabulary, windows = kept
+    windows = windows_of(lookup, sibling)
+    assert windows is windows_of(IndexLookup(snapshot, path), sibling)
+    vocabulary = vocabulary_of(lookup, sibling)
+    assert vocabulary is vocabulary_of(IndexLookup(snapshot, path), sibling)
     assert [start for start, _, _ in windows] == [0]  # 20 lines: one window
     start, words, ordered = windows[0]
     assert b"readAsCSV" in words and words <= vocabulary and set(ordered) == words
