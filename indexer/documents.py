@@ -192,6 +192,27 @@ class OpenDocument:
         rows, self._edited_rows = self._edited_rows, None
         return rows
 
+    def lines(self, first: int, last: int) -> str:
+        """The text of lines `first`..`last` (inclusive, 0-based), found from the line of the
+        last edit (so, typing, by a short search rather than a count over the whole text)."""
+        text = self.text
+        at, row = self._row_anchor
+        while row > first and at > 0:
+            at = text.rfind("\n", 0, at - 1) + 1
+            row -= 1
+        while row < first:
+            newline = text.find("\n", at)
+            if newline < 0:
+                return ""
+            at, row = newline + 1, row + 1
+        end = at
+        for _ in range(last - first + 1):
+            newline = text.find("\n", end)
+            if newline < 0:
+                return text[at:]
+            end = newline + 1
+        return text[at:end]
+
     def release(self) -> None:
         """Drop what parsing holds (the tree, the tagger's per-chunk state, the encoded source)
         for a buffer not used for a while; the text stays. The next `tree()` parses afresh and

@@ -207,7 +207,7 @@ class WorkspaceIndex(DiskSide, BufferTrees):
                 update = self._graph.set_file(target, tags, doc.tagged_source)
                 rows = doc.take_edited_rows()
                 if rows is not None:
-                    self.recent_edits.record(target, *rows)
+                    self.recent_edits.record(target, *rows, doc.lines)
                 if update.reindexed:
                     reindexed += 1
                     marked |= update.marked
