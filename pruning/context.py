@@ -104,9 +104,10 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     scopes_at = scope_key(())
     source = text.encode("utf-8", "surrogatepass")
     parsed = syntax is not None and syntax.name in LANGUAGES
-    byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
+    byte_offset = 0
     similar, query = [], frozenset()
     if parsed:
+        byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
         lookup = IndexLookup(index.snapshot_for(path) if index is not None else None, path)
         similar, query = similar_code(lookup, source, byte_offset)
     # code like the cursor's surroundings, when some is offered, takes part of the prefix's share
