@@ -13,28 +13,23 @@ Invariants:
   many files resolves each once, and the result does not depend on the order they were added in.
   Re-indexing or removing a file that was there resolves the new files first (so that `marked`
   names all its importers), as does a query.
-- `definitions_of(name, from_path)` orders results: definitions in `from_path`; then those reached
-  through `from_path`'s imports (names it binds explicitly first, following re-exports up to three
-  hops, then everything in the files it imports, then files of its own package/directory for Go
-  and Java); then the rest of the workspace, nearest directory first. No (path, definition) twice.
+- `definitions_of(name, from_path)` answers in the order indexer/definition_order.py states.
 - All public methods are safe to call from several threads (one re-entrant lock).
 """
 
 from __future__ import annotations
 
-import heapq
-import posixpath
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from indexer.closeness import out_edges
+from indexer.definition_order import definitions_seen_from
 from indexer.definitions import definition_names
 from indexer.entry import FileEntry
-from indexer.resolve import ModuleIndex, resolve_import, shared_path_length
+from indexer.resolve import ModuleIndex, resolve_import
 from indexer.tags import Definition, FileTags
 
-SAME_PACKAGE_LANGS = frozenset({"go", "java"})  # a file sees its directory's definitions without imports
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,77 +310,12 @@ class SymbolGraph:
 
     def definitions_of(self, name: str, from_path: str, consulted: set[str] | None = None,
                        limit: int | None = None) -> list[tuple[str, Definition]]:
-        """Where `name` is defined, as seen from `from_path` (order in the module docstring).
-        `consulted`, when given, receives every file whose entry the answer read (beside the set
-        of files, which it also depends on). With `limit`, the rest of the workspace is read only
-        until the answer holds `limit` definitions outside `from_path`: its first `limit` of
-        those are the unlimited answer's, and its definitions in `from_path` all of them."""
+        """Where `name` is defined, as seen from `from_path` (order, `consulted` and `limit`:
+        indexer/definition_order.py)."""
         with self._lock:
             self._refresh()
-            out: dict[tuple[str, int], tuple[str, Definition]] = {}
-
-            read: set[str] = set()
-
-            def add_from(path: str, wanted: str) -> bool:
-                read.add(path)
-                entry = self._entries.get(path)
-                found = entry.definitions_named(wanted) if entry is not None else None
-                if not found:
-                    return False
-                for d in found:
-                    out.setdefault((path, d.start_byte), (path, d))
-                return True
-
-            add_from(from_path, name)
-            entry = self._entries.get(from_path)
-            resolved = self._resolved.get(from_path, ())
-            if entry is not None:
-                tags = entry.tags
-                if name in entry.bound_names:  # `from m import name [as local]`, in import order
-                    for imp, targets in zip(tags.imports, resolved):
-                        for original, local in zip(imp.names, imp.local_names):
-                            if local == name:
-                                for target in targets:
-                                    self._follow(target, original, add_from, hops=3)
-                for targets in resolved:
-                    for target in targets:
-                        add_from(target, name)
-                if tags.language in SAME_PACKAGE_LANGS:
-                    directory = posixpath.dirname(from_path)
-                    for sibling in sorted(self._modules.by_dir.get(directory, ())):
-                        if self._entries[sibling].language == tags.language:
-                            add_from(sibling, name)
-            def nearest_first(path: str) -> tuple[int, str]:
-                return -shared_path_length(path, from_path), path
-
-            elsewhere = self._defs_by_name.get(name, ())
-            if limit is None:
-                rest = sorted(elsewhere, key=nearest_first)
-            else:  # each unread file defining `name` adds at least one definition
-                wanted = limit - sum(1 for path, _ in out if path != from_path)
-                unread = (path for path in elsewhere if path not in read)
-                rest = heapq.nsmallest(wanted, unread, key=nearest_first) if wanted > 0 else []
-            for path in rest:
-                add_from(path, name)
-            if consulted is not None:
-                consulted |= read
-            return list(out.values())
-
-    def _follow(self, path: str, name: str, add_from, hops: int) -> None:
-        """Add `name`'s definitions in `path`, or follow `path`'s import of `name` (re-exports)."""
-        if add_from(path, name) or hops == 0:
-            return
-        entry = self._entries.get(path)
-        if entry is None:
-            return
-        for imp, targets in zip(entry.tags.imports, self._resolved.get(path, ())):
-            for original, local in zip(imp.names, imp.local_names):
-                if local == name:
-                    for target in targets:
-                        self._follow(target, original, add_from, hops - 1)
-            if imp.wildcard or imp.kind == "reexport":
-                for target in targets:
-                    self._follow(target, name, add_from, hops - 1)
+            return definitions_seen_from(self._entries, self._resolved, self._modules.by_dir,
+                                         self._defs_by_name, name, from_path, consulted, limit)
 
     # ---- closeness
 

@@ -12,7 +12,8 @@ import posixpath
 from collections.abc import Callable
 
 from indexer import languages
-from indexer.graph import SAME_PACKAGE_LANGS, SymbolGraph
+from indexer.definition_order import SAME_PACKAGE_LANGS
+from indexer.graph import SymbolGraph
 
 IMPORT_HOPS = 3
 

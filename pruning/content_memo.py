@@ -77,7 +77,7 @@ class _CountingTokenizer:
             memo._items.move_to_end(key)
             memo.hits += 1
             return tokens  # type: ignore[return-value]
-        if long and self.lines_add_up and "\n" in text:
+        if long and self.lines_add_up and "\n" in text[:-1]:  # one line and its "\n": no split
             lines = text.split("\n")
             last = lines.pop()
             by_lines = sum(self.count(line + "\n") for line in lines) + self.count(last)

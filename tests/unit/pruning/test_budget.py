@@ -240,3 +240,11 @@ def test_a_content_memo_counts_a_long_text_whole():
 
     text = "x\n" * 400
     assert ContentMemo().tokenizer(Whole()).count(text) == 1
+
+
+def test_a_long_single_line_with_its_newline_is_counted_whole():
+    from pruning.content_memo import ContentMemo
+
+    counting = ContentMemo().tokenizer(TOKENIZER)
+    for text in ("(" * 1000 + "\n", "(" * 1000 + "\n\n", "x = [" + "1, " * 400 + "]\n"):
+        assert counting.count(text) == TOKENIZER.count(text)
