@@ -100,3 +100,17 @@ def test_a_name_used_often_counts_as_nearer_than_its_nearest_use(tmp_path, write
     assert uses[0].name == "often"
     nearest_once = min(u.distance for u in uses if u.name == "once")
     assert min(u.distance for u in uses if u.name == "often") < nearest_once
+
+
+def test_an_import_not_used_yet_ranks_above_a_name_used_a_few_lines_away(tmp_path, write_files):
+    """A name the file imports and uses nowhere is about to be used: it comes before `nearby`,
+    used once four lines above the cursor."""
+    util = "".join(f"def {name}(x):\n    return x\n\n\n" for name in ("fresh", "nearby"))
+    main = ("from .util import fresh, nearby\n\n\ndef sibling():\n    return nearby(0)\n\n\n"
+            "def cursor_here():\n    \n")
+    index = write_files(tmp_path, {"pkg/__init__.py": "", "pkg/util.py": util, "pkg/main.py": main})
+    path = str(tmp_path / "pkg/main.py")
+    index.did_open(path, main, "python")
+    lookup = IndexLookup(index.snapshot_for(path), path)
+    uses = file_uses(lookup, main.encode(), lookup.module_aliases(), main.count("\n") - 1)
+    assert [u.name for u in uses][:2] == ["fresh", "nearby"]
