@@ -23,7 +23,7 @@ GENERATED = ("unicode_tables",)  # regex-syntax's generated Unicode tables: data
 
 def packages(language: str) -> list[Package]:
     if language == "rust":
-        return [_crate(debian, crate) for debian, crate in RUST_CRATES]
+        return [crate_package(debian, crate) for debian, crate in RUST_CRATES]
     return nextline_corpus.packages(language)
 
 
@@ -38,7 +38,8 @@ def name_of(package: Package) -> str:
     return nextline_corpus.name_of(package)
 
 
-def _crate(debian: str, crate: str) -> Package:
+def crate_package(debian: str, crate: str) -> Package:
+    """A crate's sources from Debian's `librust-*-dev` package (installed with apt when missing)."""
     roots = sorted(CARGO_REGISTRY.glob(f"{crate}-[0-9]*/src"))
     if not roots:
         done = subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", debian],
