@@ -20,6 +20,7 @@ Public API (stable names; see each module's docstring for invariants):
 - paths: `workspace_id(path, root)` (a file as named outside the index).
 """
 
+from indexer.definition_order import SAME_PACKAGE_LANGS
 from indexer.entry import FileEntry
 from indexer.fingerprint import semantic_fingerprint
 from indexer.graph import FileUpdate, SymbolGraph
@@ -46,6 +47,7 @@ __all__ = [
     "LANGUAGES",
     "MEMBER_ACCESS_FIELDS",
     "RECEIVER_WORDS",
+    "SAME_PACKAGE_LANGS",
     "TEXT_KEYWORDS",
     "TYPE_CONTEXT_NODES",
     "Definition",

@@ -19,8 +19,8 @@ Value model (documented because the packer trusts it): a referenced definition i
   use weight (call 1.0 > type 0.9 > attribute 0.8 > similar code 0.7 > identifier 0.6)
   * proximity 1 / (1 + distance / 6) of its nearest use to the cursor line
   * specificity 1 / (number of definitions the name resolves to), x0.3 for names of <= 2 chars
-  * tier (this file, or bound by an import to a file it resolves to 1.0; in an imported file 0.8;
-    elsewhere 0.5); names bound to modules are not resolved themselves
+  * tier (this file, bound by an import to a file it resolves to, or in the file's Go package 1.0;
+    in an imported file 0.8; elsewhere 0.5); names bound to modules are not resolved themselves
   * centrality 0.5 + 0.5 * (this file's reference weight into the defining file / the largest one)
   * 1.5 when the use's object type names the definition's container, 0.4 when it names another
 plus a tenth of the value of each further use. A class whose members are accessed on the cursor

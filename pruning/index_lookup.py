@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from indexer import IndexSnapshot, language_for_path
+from indexer import SAME_PACKAGE_LANGS, IndexSnapshot, language_for_path
 
 from .definition_render import container_header, definition_member_names, render_definition
 from .snippets import RenderedSnippet
@@ -36,7 +36,7 @@ class Found(NamedTuple):
 
     path: str
     definition: object  # indexer.tags.Definition
-    tier: int  # 0 this file, 1 bound by an import, 2 in an imported file or re-exported, 3 elsewhere
+    tier: int  # 0 this file, 1 bound by an import or in its package (Go), 2 in an imported file or re-exported, 3 elsewhere
 
 
 PACKAGE_FILES = frozenset({"__init__", "index", "mod"})  # a file that is its directory's module
@@ -93,10 +93,15 @@ class IndexLookup:
             # a bound name whose definition lies outside the files the import statements name
             # reached it through re-exports (`pub use`, an index.ts, a package's __init__)
             re_exported = is_bound and len({path for path, _ in answer}) <= MAX_RE_EXPORTED_FILES
+            # a Go (or Java) file sees its directory's definitions as if its imports bound them
+            same_package = entry is not None and entry.tags.language in SAME_PACKAGE_LANGS
+            package = self.path.rpartition("/")[0] if same_package else None
             found = []
             for path, definition in answer:
                 if path == self.path:
                     tier = 0
+                elif package is not None and path.rpartition("/")[0] == package:
+                    tier = 1
                 elif path in imported:
                     tier = 1 if is_bound else 2
                 else:

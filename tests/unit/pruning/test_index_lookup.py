@@ -141,3 +141,19 @@ def test_a_bound_name_reached_through_re_exports_counts_as_imported(tmp_path):
     lookup = IndexLookup(index.snapshot_for(main), main)
     assert [(f.path, f.tier) for f in lookup.definitions("Widget")] == [(str(tmp_path / "pkg" / "widgets.py"), 2)]
     assert [f.tier for f in lookup.definitions("Gadget")] == [3]  # not bound by an import
+
+
+def test_a_go_file_sees_its_packages_definitions_as_bound(tmp_path):
+    """A function of a sibling file of the same Go package is as near as an imported name (tier
+    1); the same name in another directory's package is elsewhere (tier 3)."""
+    (tmp_path / "go.mod").write_text("module example.com/app\n")
+    for directory in ("app", "other"):
+        (tmp_path / directory).mkdir()
+        (tmp_path / directory / "util.go").write_text(f"package {directory}\n\nfunc helper(x int) int {{\n\treturn x\n}}\n")
+    (tmp_path / "app" / "main.go").write_text("package app\n\nfunc run() int {\n\treturn helper(1)\n}\n")
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(tmp_path)])
+    main = str(tmp_path / "app" / "main.go")
+    lookup = IndexLookup(index.snapshot_for(main), main)
+    tiers = {f.path: f.tier for f in lookup.definitions("helper")}
+    assert tiers == {str(tmp_path / "app" / "util.go"): 1, str(tmp_path / "other" / "util.go"): 3}
