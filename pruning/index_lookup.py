@@ -36,7 +36,9 @@ class Found(NamedTuple):
 
     path: str
     definition: object  # indexer.tags.Definition
-    tier: int  # 0 this file, 1 bound by an import or in its package (Go), 2 in an imported file or re-exported, 3 elsewhere
+    # 0 this file, 1 bound by an import or in the file's Go package, 2 in an imported file or
+    # re-exported, 3 elsewhere
+    tier: int
 
 
 PACKAGE_FILES = frozenset({"__init__", "index", "mod"})  # a file that is its directory's module

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 from benchmarks.nextline import corpus as nextline_corpus
-from benchmarks.typing.corpus import Package, source_files
+from benchmarks.typing.corpus import Package, debian_version, source_files
 
 LANGUAGES = ("python", "typescript", "go", "rust")
 CARGO_REGISTRY = Path("/usr/share/cargo/registry")
@@ -49,6 +49,4 @@ def crate_package(debian: str, crate: str) -> Package:
         roots = sorted(CARGO_REGISTRY.glob(f"{crate}-[0-9]*/src"))
     if not roots:
         raise RuntimeError(f"{debian} is installed but {CARGO_REGISTRY}/{crate}-*/src is missing")
-    version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", debian],
-                             capture_output=True, text=True).stdout.strip()
-    return Package("rust", f"debian:{debian}={version or '?'}", roots[-1])
+    return Package("rust", f"debian:{debian}={debian_version(debian)}", roots[-1])

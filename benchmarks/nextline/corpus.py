@@ -13,7 +13,6 @@ directories, in the typing corpus's rules (`benchmarks.typing.corpus.source_file
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -47,12 +46,7 @@ def _msal() -> Package:
 
 
 def _cobra() -> Package:
-    if not (COBRA_ROOT / "command.go").is_file():
-        typing_corpus._run(["apt-get", "install", "-y", "-q", "--no-install-recommends", COBRA_PACKAGE],
-                           timeout=900)
-    version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", COBRA_PACKAGE],
-                             capture_output=True, text=True).stdout.strip()
-    return Package("go", f"debian:{COBRA_PACKAGE}={version or '?'}", COBRA_ROOT)
+    return typing_corpus.debian_package("go", COBRA_PACKAGE, COBRA_ROOT)
 
 
 EXTRA = {"python": _httpx, "typescript": _msal, "go": _cobra}

@@ -59,37 +59,61 @@ def _run(command: list[str], cwd: Path | None = None, timeout: float = 600) -> N
         raise RuntimeError(f"{' '.join(command)} failed: {(done.stderr or done.stdout).strip()[-400:]}")
 
 
-def fetch_python(cache: Path) -> Package:
-    root = cache / "click-8.1.7"
-    if not (root / "click" / "core.py").is_file():
+def wheel_package(cache: Path, language: str, name: str, version: str) -> Package:
+    """PyPI's `name==version` wheel, unpacked once under `cache`."""
+    root = cache / f"{name}-{version}"
+    if not root.is_dir():
         download = cache / "download"
         download.mkdir(parents=True, exist_ok=True)
         _run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-              "--disable-pip-version-check", "-d", str(download), "click==8.1.7"])
-        wheel = next(download.glob("click-8.1.7-*.whl"))
-        staging = cache / "click-8.1.7.partial"
+              "--disable-pip-version-check", "-d", str(download), f"{name}=={version}"])
+        wheel = next(download.glob(f"{name}-{version}-*.whl"))
+        staging = cache / f"{name}-{version}.partial"
         shutil.rmtree(staging, ignore_errors=True)
         with zipfile.ZipFile(wheel) as archive:
             archive.extractall(staging)
         staging.rename(root)
-    return Package("python", "pypi:click==8.1.7 (wheel)", root)
+    return Package(language, f"pypi:{name}=={version} (wheel)", root)
 
 
-def fetch_typescript(cache: Path) -> Package:
-    root = cache / "rxjs-7.8.1" / "package" / "src"
-    if not (root / "internal").is_dir():
+def npm_package(cache: Path, language: str, name: str, version: str, sub: str) -> Package:
+    """npm's `name@version` tarball (`npm pack`), unpacked once under `cache`; the workspace is
+    its `sub` directory."""
+    flat = name.replace("@", "").replace("/", "-")  # the tarball's name: @scope/name -> scope-name
+    unpacked = cache / f"{flat}-{version}"
+    if not (unpacked / "package" / sub).is_dir():
         download = cache / "download"
         download.mkdir(parents=True, exist_ok=True)
-        tarball = download / "rxjs-7.8.1.tgz"
+        tarball = download / f"{flat}-{version}.tgz"
         if not tarball.is_file():
-            _run(["npm", "pack", "--silent", "rxjs@7.8.1"], cwd=download)
-        staging = cache / "rxjs-7.8.1.partial"
+            _run(["npm", "pack", "--silent", f"{name}@{version}"], cwd=download)
+        staging = cache / f"{flat}-{version}.partial"
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
         with tarfile.open(tarball) as archive:
             archive.extractall(staging, filter="data")
-        staging.rename(cache / "rxjs-7.8.1")
-    return Package("typescript", "npm:rxjs@7.8.1 (src/*.ts)", root)
+        staging.rename(unpacked)
+    return Package(language, f"npm:{name}@{version} ({sub}/*.ts)", unpacked / "package" / sub)
+
+
+def debian_package(language: str, debian: str, root: Path) -> Package:
+    """Debian's package `debian`, installed with apt unless `root` (its sources) exists."""
+    if not root.is_dir():
+        _run(["apt-get", "install", "-y", "-q", "--no-install-recommends", debian], timeout=900)
+    return Package(language, f"debian:{debian}={debian_version(debian)}", root)
+
+
+def debian_version(debian: str) -> str:
+    done = subprocess.run(["dpkg-query", "-W", "-f=${Version}", debian], capture_output=True, text=True)
+    return done.stdout.strip() or "?"
+
+
+def fetch_python(cache: Path) -> Package:
+    return wheel_package(cache, "python", "click", "8.1.7")
+
+
+def fetch_typescript(cache: Path) -> Package:
+    return npm_package(cache, "typescript", "rxjs", "7.8.1", "src")
 
 
 GO_PACKAGE = "golang-github-spf13-pflag-dev"
@@ -97,11 +121,7 @@ GO_ROOT = Path("/usr/share/gocode/src/github.com/spf13/pflag")
 
 
 def fetch_go(cache: Path) -> Package:
-    if not (GO_ROOT / "flag.go").is_file():
-        _run(["apt-get", "install", "-y", "-q", "--no-install-recommends", GO_PACKAGE], timeout=900)
-    version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", GO_PACKAGE],
-                             capture_output=True, text=True).stdout.strip()
-    return Package("go", f"debian:{GO_PACKAGE}={version or '?'}", GO_ROOT)
+    return debian_package("go", GO_PACKAGE, GO_ROOT)
 
 
 FETCHERS = {"python": fetch_python, "typescript": fetch_typescript, "go": fetch_go}

@@ -8,8 +8,8 @@ DEV = {"click", "httpx", "rxjs", "@azure/msal-common", "spf13-pflag", "spf13-cob
 
 def _held_out_names() -> dict[str, list[str]]:
     return {
-        "python": [name for name, _ in heldout.WHEELS["python"]],
-        "typescript": [name for name, _, _ in heldout.NPM["typescript"]],
+        "python": [name for name, _ in heldout.WHEELS],
+        "typescript": [name for name, _, _ in heldout.NPM],
         "go": [debian for debian, _ in heldout.DEBIAN_GO],
         "rust": [crate for _, crate in heldout.DEBIAN_RUST],
     }
