@@ -125,10 +125,10 @@ def test_a_similar_window_takes_its_room_from_the_prefix_window(tmp_path, write_
 
     def context():
         return build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path),
-                             budget_tokens=256)
+                             budget_tokens=128)
 
     shared = context()
     monkeypatch.setattr("pruning.context.WINDOW_PREFIX_SHARE", 0.0)
     unshared = context()
     assert [s.kind for s in shared.snippets].count("window") == 1
-    assert len(shared.prefix) < len(unshared.prefix) and shared.tokens <= 256
+    assert len(shared.prefix) < len(unshared.prefix) and shared.tokens <= 128
