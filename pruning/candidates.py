@@ -53,6 +53,10 @@ FULL_BODY_MAX_LINES = 12
 SIGNATURE_GAIN = 1.5  # a signature (doc line, the header as written) against the line form
 COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are used near the cursor
 MAX_NAMES = 20
+BARE_NAME_LOOKUP = 8  # definitions of a bare name looked through, best first
+# ... and of `module.name`'s name: the first few of a common name (`Pos`, `Type`) can all be
+# other types' members, in files imported before that module
+MODULE_NAME_LOOKUP = 32
 MAX_UPGRADED = 16  # the most valuable candidates offered with fuller forms; the others in their line form
 MAX_MODULE_MEMBERS = 12  # an imported module used near the cursor offers its definitions up to this many
 SIMILAR_SNIPPETS = 2
@@ -193,20 +197,23 @@ def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: froz
 
 
 def module_members(lookup: IndexLookup, stem: str, known: set[str]) -> list[Found]:
-    """The top-level definitions of the imported module called `stem` (an imported file whose
-    module stem it is), none of them named in `known`; none when it has more than
-    `MAX_MODULE_MEMBERS` (too many to tell which is next)."""
+    """The top-level definitions of the imported module called `stem` (the first imported file
+    whose module stem it is; for Go, every imported file of that package's directory), none of
+    them named in `known`; none when it has more than `MAX_MODULE_MEMBERS` (too many to tell
+    which is next)."""
     if not lookup.available:
         return []
+    members: list[Found] = []
     for other in sorted(lookup.imported_files()):
         entry = lookup.snapshot.entry(other)
         if entry is None or module_stem(other) != stem:
             continue
-        top = [d for d in entry.tags.definitions if getattr(d, "container", None) is None]
-        if len(top) > MAX_MODULE_MEMBERS:
-            return []
-        return [Found(other, d, 1) for d in top if d.name not in known]
-    return []
+        members += [Found(other, d, 1) for d in entry.tags.definitions if getattr(d, "container", None) is None]
+        if not other.endswith(".go"):  # a module is one file; a Go package, all its directory's files
+            break
+    if len(members) > MAX_MODULE_MEMBERS:
+        return []
+    return [f for f in members if f.definition.name not in known]
 
 
 def warm_references(lookup: IndexLookup, names: tuple[tuple[str, frozenset[str]], ...]) -> None:
@@ -284,11 +291,12 @@ class _Local:
 def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
              source: bytes, path: str, modules: dict[str, str]) -> list:
     found: list = [_Local(_LocalDefinition(node, source), node, path) for node in local.get(name, ())]
+    stems = {modules[u.owner] for u in uses if u.owner in modules}
     if lookup.available:
-        found += [f for f in lookup.definitions(name) if f.path != path]
+        limit = MODULE_NAME_LOOKUP if stems else BARE_NAME_LOOKUP
+        found += [f for f in lookup.definitions(name, limit) if f.path != path]
     if not found:
         return []
-    stems = {modules[u.owner] for u in uses if u.owner in modules}
     if stems:  # `module.name`: a top-level definition of that module
         in_module = [f for f in found if module_stem(f.path) in stems]
         top_level = [f for f in in_module if getattr(f.definition, "container", None) is None]

@@ -2,8 +2,9 @@
 written.
 
 The names: those bound by the file's imports (`from m import name`), `module.name` with `module`
-imported, and names called or used as types that no import binds and the file does not define
-(a Go file sees its package's names without importing them). A new line tends to use what the
+imported from the workspace (not `fmt.Sprintf` or `os.path.join`: nothing here defines them), and
+names called or used as types that no import binds and the file does not define (a Go file sees
+its package's names without importing them). A new line tends to use what the
 code around it uses, so each counts as used at the distance of its nearest uses anywhere in the
 file: a name the sibling function just above uses ranks above one used only at the other end of
 the file, and a name used often counts as nearer than its nearest use (`FREQUENCY_WEIGHT`). A
@@ -57,14 +58,15 @@ def file_uses(lookup: IndexLookup, source: bytes, modules: dict[str, str], curso
     a use of each of these names that spells the same words in another case (`dedup_by` and
     `DedupBy`, `command` and `Command`): a function's result is often its name as a type."""
     table = _use_table(lookup, source, modules)
+    local = lookup.workspace_modules()
     spellings: dict[str, tuple[int, int]] = {}
     for use in near:  # nearest first
         spellings.setdefault(_words(use.name), (use.line, use.distance))
     # rank by (nearest distance, -uses counted) from the nearest use alone; only the names kept
     # have their nearest USES_PER_NAME uses listed
     ranked = []
-    for order, (name, _, _, lines, words, divisor) in enumerate(table):
-        if name in builtins:
+    for order, (name, owner, _, lines, words, divisor) in enumerate(table):
+        if name in builtins or owner and owner not in local:
             continue
         nearest = int(_nearest_distance(lines, cursor_line) / divisor) if lines else UNUSED_IMPORT_DISTANCE
         counted = min(len(lines), USES_PER_NAME) or 1

@@ -45,11 +45,12 @@ PACKAGE_FILES = frozenset({"__init__", "index", "mod"})  # a file that is its di
 
 
 def module_stem(path: str) -> str:
-    """`a/b/utils.py` -> "utils"; `a/b/__init__.py`, `a/b/index.ts`, `a/b/mod.rs` -> "b" (what an
-    import calls that module)."""
+    """`a/b/utils.py` -> "utils"; `a/b/__init__.py`, `a/b/index.ts`, `a/b/mod.rs`, `a/b/any.go` -> "b"
+    (what an import calls that module)."""
     directory, _, name = path.rpartition("/")
     stem = name.rsplit(".", 1)[0]
-    return directory.rpartition("/")[2] if stem in PACKAGE_FILES else stem
+    # a Go package is its directory: every file of it is what `import ".../dir"` names
+    return directory.rpartition("/")[2] if stem in PACKAGE_FILES or name.endswith(".go") else stem
 
 
 class IndexLookup:
@@ -121,6 +122,17 @@ class IndexLookup:
         if entry is None:
             return {}
         return snapshot.import_value("module_aliases", self.path, lambda: self._module_aliases(entry.tags))
+
+    def workspace_modules(self) -> frozenset[str]:
+        """The local names of `module_aliases()` that name a module of the workspace (the stem of
+        a file this file imports): `fmt.Sprintf` or `os.path` has no definition to show here."""
+        if self.snapshot is None:
+            return frozenset()
+        return self.snapshot.import_value("workspace_modules", self.path, self._workspace_modules)
+
+    def _workspace_modules(self) -> frozenset[str]:
+        stems = {module_stem(path) for path in self.imported_files()}
+        return frozenset(alias for alias, stem in self.module_aliases().items() if stem in stems)
 
     def _module_aliases(self, tags) -> dict[str, str]:
         aliases: dict[str, str] = {}

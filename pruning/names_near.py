@@ -182,6 +182,10 @@ def _classify(node: object, source: bytes, cursor_line: int, types: dict[str, tu
             holder is not None and holder.type in CALL_NODES and holder.child_by_field_name("function") == parent
         ):
             kind = "call"
+    elif parent.type == "qualified_type" and parent.child_by_field_name("name") == node:
+        kind = "type"  # Go's `pkg.Type`: a type of the package imported as `pkg`
+        package = parent.child_by_field_name("package")
+        owner_name = node_text(package, source).decode("utf-8", "replace") if package is not None else ""
     elif parent.type in CALL_NODES:
         kind = "call"
     elif node.type == "type_identifier" or parent.type in TYPE_CONTEXT_NODES:  # type: ignore[attr-defined]
