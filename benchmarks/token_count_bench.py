@@ -26,9 +26,6 @@ from benchmarks.context import corpora, heldout
 from inference import model_store
 from pruning.budget import DEFAULT_TOKENIZER, ModelTokenizer
 
-LANGUAGES = ("python", "typescript", "go", "rust")
-
-
 def library_ratios(texts: list[str], model: ModelTokenizer) -> dict:
     """The approximate count over the model's for `texts` together, and per file's percentiles."""
     approx = exact = 0
@@ -60,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokenizer", default="", help="a tokenizer.json (default: the default model's)")
     parser.add_argument("--files", type=int, default=150, help="files per library")
-    parser.add_argument("--languages", default=",".join(LANGUAGES))
+    parser.add_argument("--languages", default=",".join(corpora.LANGUAGES))
     parser.add_argument("--out", default="benchmarks/results/token_count.json")
     args = parser.parse_args(argv)
     path = Path(args.tokenizer) if args.tokenizer else model_store.model_dir(model_store.DEFAULT_MODEL) / "tokenizer.json"
@@ -73,10 +70,10 @@ def main(argv: list[str] | None = None) -> int:
         for corpus, module in (("dev", corpora), ("heldout", heldout)):
             for package in module.packages(language):
                 texts = [f.read_text(errors="replace") for f in corpora.files_of(package)[:args.files]]
-                libraries[f"{language}/{corpus}/{corpora.name_of(package)}"] = library_ratios(texts, model)
+                key = f"{language}/{corpus}/{corpora.name_of(package)}"
+                libraries[key] = library_ratios(texts, model)
                 all_texts += texts
-                print(f"[tokens] {language} {corpora.name_of(package)}: "
-                      f"{libraries[f'{language}/{corpus}/{corpora.name_of(package)}']['ratio']}", file=sys.stderr)
+                print(f"[tokens] {key}: {libraries[key]['ratio']}", file=sys.stderr)
     ratios = [row["ratio"] for row in libraries.values()]
     result = {
         "tokenizer": str(path), "files_per_library": args.files,

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 from indexer import Syntax
 
-from .index_lookup import Found, IndexLookup, module_stem
+from .index_lookup import Found, IndexLookup, module_stem, package_is_directory
 from .file_uses import MAX_FILE_NAMES, file_uses
 from .names_near import NameUse
 from .scopes import as_scope, name_of, node_text
@@ -209,7 +209,7 @@ def module_members(lookup: IndexLookup, stem: str, known: set[str]) -> list[Foun
         if entry is None or module_stem(other) != stem:
             continue
         members += [Found(other, d, 1) for d in entry.tags.definitions if getattr(d, "container", None) is None]
-        if not other.endswith(".go"):  # a module is one file; a Go package, all its directory's files
+        if not package_is_directory(other):  # a module is one file
             break
     if len(members) > MAX_MODULE_MEMBERS:
         return []

@@ -49,8 +49,13 @@ def module_stem(path: str) -> str:
     (what an import calls that module)."""
     directory, _, name = path.rpartition("/")
     stem = name.rsplit(".", 1)[0]
-    # a Go package is its directory: every file of it is what `import ".../dir"` names
-    return directory.rpartition("/")[2] if stem in PACKAGE_FILES or name.endswith(".go") else stem
+    return directory.rpartition("/")[2] if stem in PACKAGE_FILES or package_is_directory(path) else stem
+
+
+def package_is_directory(path: str) -> bool:
+    """Whether `path`'s module is its whole directory (a Go package: every file of it is what
+    `import ".../dir"` names), not the file alone."""
+    return path.endswith(".go")
 
 
 class IndexLookup:
@@ -131,12 +136,15 @@ class IndexLookup:
         return self.snapshot.import_value("workspace_modules", self.path, self._workspace_modules)
 
     def _workspace_modules(self) -> frozenset[str]:
-        stems = {module_stem(path) for path in self.imported_files()}
+        stems = self._imported_stems()
         return frozenset(alias for alias, stem in self.module_aliases().items() if stem in stems)
+
+    def _imported_stems(self) -> set[str]:
+        return {module_stem(path) for path in self.imported_files()}
 
     def _module_aliases(self, tags) -> dict[str, str]:
         aliases: dict[str, str] = {}
-        stems = {module_stem(path) for path in self.imported_files()}
+        stems = self._imported_stems()
         python = tags.language == "python"
         # Python's `from pkg import module` and Rust's `use crate::module;` can bind a module;
         # elsewhere a named import binds a member (`import { Subject } from './Subject'`)
