@@ -8,7 +8,7 @@ Sources here (the scope ladder of the current file is `pruning.ladder`):
   used nowhere yet as a use a few lines away), for the line being written that does not show
   its names yet;
 - similar code (`pruning.code_windows`): the `SIMILAR_SNIPPETS` windows of the files this one
-  imports and its directory's other files most like the cursor's surroundings, as snippets of
+  imports, its directory's and the nearest directories' files most like the cursor's surroundings, as snippets of
   their own (at least `MIN_WINDOW_SIMILARITY`), and the names they use (`pruning.similar_code`)
   as likely next names;
 - module members: the top-level definitions of an imported module used near the cursor (or

@@ -4,9 +4,11 @@ Code that looks like the lines around the cursor (a sibling file's same method, 
 `*_slice.go` of a package) often shows just there what the next line will be. The lines around
 the cursor (`QUERY_LINES` above, the cursor's line and the ones below it) are compared with
 windows of `WINDOW_LINES` lines (stride `WINDOW_STRIDE`) of the related files (the files this
-file imports, then the other files of its own directory, at most `MAX_FILES`) in two stages, as
-RepoCoder retrieves: the `TOP_FILES` files sharing the most identifiers with the query, then
-their windows by Jaccard similarity of identifier sets.
+file imports, the other files of its own directory, then the rest of the workspace nearest in
+the directory tree first, at most `MAX_FILES`) in two stages, as RepoCoder retrieves: the
+`TOP_FILES` files whose identifiers best cover the query (shared identifiers over the square
+root of the file's vocabulary, so a long file does not win by size alone), then their windows
+by Jaccard similarity of identifier sets.
 
 A file's identifiers and its windows (their first lines and identifier sets) are kept on its
 index entry (`FileEntry.derived`, keys `("similar_vocabulary",)` and `("similar_windows",)`, the
@@ -17,9 +19,12 @@ file are a value of its imports and the set of files (`IndexSnapshot.import_valu
 from __future__ import annotations
 
 import heapq
+import math
 import os
 import re
 from typing import NamedTuple
+
+from indexer import GRAMMARS, FileEntry
 
 from .index_lookup import IndexLookup
 
@@ -27,8 +32,8 @@ WORD = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
 WINDOW_LINES = 20
 WINDOW_STRIDE = 20
 QUERY_LINES = 10  # lines above and below the cursor compared with the windows
-MAX_FILES = 160
-TOP_FILES = 3  # the related files sharing most identifiers with the query, whose windows are compared
+MAX_FILES = 400
+TOP_FILES = 8  # the related files most like the query, whose windows are compared
 
 Window = tuple[int, frozenset[bytes], tuple[bytes, ...]]  # first line, identifiers, in order of first use
 
@@ -50,11 +55,11 @@ def similar_windows(lookup: IndexLookup, query: frozenset[bytes], top: int) -> l
     (ties by path, then line)."""
     if not lookup.available or not query:
         return []
-    nearest = heapq.nlargest(TOP_FILES, ((len(vocabulary_of(lookup, path) & query), path)
+    nearest = heapq.nlargest(TOP_FILES, ((file_score(vocabulary_of(lookup, path), query), path)
                                          for path in related_files(lookup)))
     scored: list[SimilarWindow] = []
-    for shared, path in nearest:
-        if not shared:
+    for score, path in nearest:
+        if not score:
             continue
         for start, words, ordered in windows_of(lookup, path):
             common = len(words & query)
@@ -63,22 +68,43 @@ def similar_windows(lookup: IndexLookup, query: frozenset[bytes], top: int) -> l
     return heapq.nsmallest(top, scored, key=lambda w: (-w.similarity, w.path, w.start_line))
 
 
+def file_score(vocabulary: frozenset[bytes], query: frozenset[bytes]) -> float:
+    """How well a file with identifiers `vocabulary` covers `query`: the identifiers they share
+    over the square root of the vocabulary's size (plus one)."""
+    return len(vocabulary & query) / (math.sqrt(len(vocabulary)) + 1.0)
+
+
 def related_files(lookup: IndexLookup) -> tuple[str, ...]:
-    """The files this one imports, then the other files of its directory, at most `MAX_FILES`
-    (a value of the file's imports and the set of files, kept as such on the snapshot)."""
+    """The files this one imports, the other files of its directory, then the workspace's other
+    files written in its language (a `.tsx` file counts as TypeScript) by distance in the
+    directory tree (steps up and down between the two directories; ties by path), at most
+    `MAX_FILES` (a value of the file's imports, language and the set of files, kept as such on
+    the snapshot)."""
     snapshot, path = lookup.snapshot, lookup.path
 
     def make() -> tuple[str, ...]:
-        first = snapshot.imports_of(path)
-        directory = os.path.dirname(path)
-        siblings = sorted(p for p in snapshot.entries if os.path.dirname(p) == directory)
-        out: list[str] = []
-        for other in (*first, *siblings):
-            if other != path and other not in out:
-                out.append(other)
-        return tuple(out[:MAX_FILES])
+        here = os.path.dirname(path).split(os.sep)
+        family = _family(snapshot.entries.get(path))
+
+        def distance(other: str) -> int:
+            there = os.path.dirname(other).split(os.sep)
+            common = len(os.path.commonprefix([here, there]))
+            return len(here) + len(there) - 2 * common
+
+        out = dict.fromkeys(other for other in snapshot.imports_of(path) if other != path)
+        others = ((distance(other), other) for other, entry in snapshot.entries.items()
+                  if other != path and (os.path.dirname(other) == os.path.dirname(path) or _family(entry) == family))
+        nearest = (other for _, other in heapq.nsmallest(MAX_FILES, others))
+        out.update(dict.fromkeys(nearest))
+        return tuple(out)[:MAX_FILES]
 
     return snapshot.import_value("similar_files", path, make)
+
+
+def _family(entry: FileEntry | None) -> str | None:
+    """The language family of a file (its tags query's name: TypeScript for `.ts` and `.tsx`)."""
+    grammar = GRAMMARS.get(entry.language) if entry is not None else None
+    return grammar.query_file if grammar is not None else None
 
 
 def vocabulary_of(lookup: IndexLookup, path: str) -> frozenset[bytes]:

@@ -1,7 +1,7 @@
 """Code like the code at the cursor (pruning.code_windows): its windows as snippets, and the names
 they use as likely next names (pruning.similar_code)."""
 
-from pruning.code_windows import _around, query_words, similar_windows, vocabulary_of, windows_of
+from pruning.code_windows import TOP_FILES, _around, query_words, similar_windows, vocabulary_of, windows_of
 from pruning.context import build_context
 from pruning.index_lookup import IndexLookup
 from pruning.similar_code import similar_code_uses
@@ -41,7 +41,7 @@ func (s *intSliceValue) Set(val string) error {
 
 def _index(write_files, tmp_path):
     return write_files(tmp_path, {"flags/string_slice.go": STRING_SLICE, "flags/int_slice.go": INT_SLICE,
-                                  "other/far.go": "package other\n\nfunc unrelated() int {\n\treturn 1\n}\n"})
+                                  "other/far.go": "package other\n\nvar unrelated = 1\n"})
 
 
 def test_a_sibling_files_like_code_offers_the_names_it_uses_there(tmp_path, write_files, without_similar_windows):
@@ -80,6 +80,37 @@ def test_the_most_similar_window_is_a_snippet_and_an_unrelated_file_is_not(tmp_p
     assert [(s.path, s.start_line) for s in windows] == [("flags/string_slice.go", 1)]
     assert "v, err := readAsCSV(val)" in windows[0].text and windows[0].reason.startswith("code like")
     assert not any(s.path == "other/far.go" for s in parts.snippets)
+
+
+def _set_query(index, tmp_path):
+    path = str(tmp_path / "flags/int_slice.go")
+    index.did_open(path, INT_SLICE, "go")
+    source = INT_SLICE.encode()
+    return IndexLookup(index.snapshot_for(path), path), query_words(source, source.index(b"\n\tif err"))
+
+
+def test_like_code_in_a_directory_this_file_does_not_import_is_found(tmp_path, write_files):
+    """The other `Set` lives in a sibling directory that nothing imports; a file of another
+    language there with the same words is not compared."""
+    index = write_files(tmp_path, {"flags/int_slice.go": INT_SLICE, "values/string_slice.go": STRING_SLICE,
+                                   "scripts/string_slice.py": STRING_SLICE.replace("package flags", "")})
+    lookup, query = _set_query(index, tmp_path)
+    found = [(w.path, w.start_line) for w in similar_windows(lookup, query, 3)]
+    assert found[0] == (str(tmp_path / "values/string_slice.go"), 0)
+    assert not any(path.endswith(".py") for path, _ in found)
+
+
+def test_a_small_file_like_the_query_outranks_large_files_that_merely_contain_its_words(tmp_path, write_files):
+    """Each large file holds every identifier of the query (more than the small file shares)
+    among a thousand others; the files compared are chosen by how well they cover the query for
+    their size, so the small file's window is compared and found."""
+    words = sorted(w.decode() for w in query_words(INT_SLICE.encode(), INT_SLICE.index("\n\tif err")))
+    large = "package flags\n\n" + "".join(f"var filler{i} = {i} // {words[i // 40] if i % 40 == 0 else ''}\n"
+                                            for i in range(40 * len(words)))
+    files = {f"flags/large{i}.go": large for i in range(TOP_FILES + 1)}
+    index = write_files(tmp_path, files | {"flags/int_slice.go": INT_SLICE, "flags/string_slice.go": STRING_SLICE})
+    lookup, query = _set_query(index, tmp_path)
+    assert similar_windows(lookup, query, 1)[0].path == str(tmp_path / "flags/string_slice.go")
 
 
 def test_dissimilar_code_gives_no_window(tmp_path, write_files):
