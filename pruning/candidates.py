@@ -8,9 +8,10 @@ Sources here (the scope ladder of the current file is `pruning.ladder`):
   used nowhere yet as a use a few lines away), for the line being written that does not show
   its names yet;
 - similar code (`pruning.code_windows`): the `SIMILAR_SNIPPETS` windows of the files this one
-  imports, its directory's and the nearest directories' files most like the cursor's surroundings, as snippets of
-  their own (at least `MIN_WINDOW_SIMILARITY`), and the names they use (`pruning.similar_code`)
-  as likely next names;
+  imports, of its directory and of the nearest directories most like the cursor's surroundings,
+  as snippets of their own (at least `MIN_WINDOW_SIMILARITY`), and the names they use
+  (`pruning.similar_code`) as likely next names; and the `OWN_SNIPPETS` windows of this file
+  most like them that the prefix and suffix windows do not show;
 - module members: the top-level definitions of an imported module used near the cursor (or
   not yet), when it has at most `MAX_MODULE_MEMBERS` (each valued as the module's use divided
   by the square root of their number).
@@ -45,7 +46,7 @@ from .index_lookup import Found, IndexLookup, module_stem, package_is_directory
 from .file_uses import MAX_FILE_NAMES, file_uses
 from .names_near import NameUse
 from .scopes import as_scope, name_of, node_text
-from .code_windows import SimilarWindow, query_words, similar_windows, window_parts
+from .code_windows import SimilarWindow, own_windows, query_words, similar_windows, window_parts
 from .similar_code import TOP_WINDOWS, similar_code_uses
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 
@@ -60,6 +61,7 @@ MODULE_NAME_LOOKUP = 32
 MAX_UPGRADED = 16  # the most valuable candidates offered with fuller forms; the others in their line form
 MAX_MODULE_MEMBERS = 12  # an imported module used near the cursor offers its definitions up to this many
 SIMILAR_SNIPPETS = 2
+OWN_SNIPPETS = 1  # windows of this file outside the prefix and suffix windows
 MIN_WINDOW_SIMILARITY = 0.2
 WINDOW_VALUE = 8.0
 WINDOW_PART_LINES = (6, 12, 20)  # a similar window's line form, then larger blocks of it as upgrades
@@ -158,7 +160,8 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
                               upgrade_gain=2.0 if accessed else 1.3, fuller=key in fuller)
         if piece is not None:
             pieces.append(piece)
-    pieces += window_pieces(lookup, similar, query)
+    pieces += window_pieces(lookup, similar[:SIMILAR_SNIPPETS], query)
+    pieces += window_pieces(lookup, own_windows(lookup, query, visible, OWN_SNIPPETS), query)
     return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in by_name)
 
 
@@ -176,11 +179,12 @@ def yields_prefix(similar: list[SimilarWindow]) -> bool:
 
 
 def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: frozenset[bytes]) -> list[Piece]:
-    """The `SIMILAR_SNIPPETS` most similar windows (at least `MIN_WINDOW_SIMILARITY`) as snippets:
+    """The `similar` windows (most similar first) of at least `MIN_WINDOW_SIMILARITY` as snippets:
     the window's `WINDOW_PART_LINES[0]` lines most like the query, with the larger blocks around
-    them as a chain of upgrades (the whole window worth `WINDOW_GAIN` times as much)."""
+    them as a chain of upgrades (the whole window worth `WINDOW_GAIN` times as much); a window of
+    this file is a piece of the current file."""
     pieces = []
-    for window in similar[:SIMILAR_SNIPPETS]:
+    for window in similar:
         if window.similarity < MIN_WINDOW_SIMILARITY:
             break
         value = WINDOW_VALUE * window.similarity
@@ -190,7 +194,7 @@ def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: froz
         for i, (first, last, text) in reversed(list(enumerate(parts))):
             gain = 1.0 + (WINDOW_GAIN - 1.0) * i / max(1, len(parts) - 1)
             piece = Piece(window.path, f"lines {first + 1}-{last + 1}", "window", first, last, text, reason,
-                          value * gain, False, "full", piece)
+                          value * gain, window.path == lookup.path, "full", piece)
         if piece is not None:
             pieces.append(piece)
     return pieces

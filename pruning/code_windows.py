@@ -1,7 +1,9 @@
 """Code like the code at the cursor: the windows of related files most similar to it.
 
 Code that looks like the lines around the cursor (a sibling file's same method, the other
-`*_slice.go` of a package) often shows just there what the next line will be. The lines around
+`*_slice.go` of a package, the same pattern further up this file) often shows just there what
+the next line will be. This file's own windows that the prompt's prefix and suffix windows do
+not show are compared with the query as they are (`own_windows`). The lines around
 the cursor (`QUERY_LINES` above, the cursor's line and the ones below it) are compared with
 windows of `WINDOW_LINES` lines (stride `WINDOW_STRIDE`) of the related files (the files this
 file imports, the other files of its own directory, then the rest of the workspace nearest in
@@ -66,6 +68,21 @@ def similar_windows(lookup: IndexLookup, query: frozenset[bytes], top: int) -> l
             if common:
                 scored.append(SimilarWindow(common / (len(words) + len(query) - common), path, start, ordered))
     return heapq.nsmallest(top, scored, key=lambda w: (-w.similarity, w.path, w.start_line))
+
+
+def own_windows(lookup: IndexLookup, query: frozenset[bytes], visible: tuple[int, int],
+                top: int) -> list[SimilarWindow]:
+    """The `top` windows of this file itself (as the index holds it) most similar to `query` that
+    share no line with `visible` (the first and last line the prompt's prefix and suffix windows
+    show), most similar first (ties by line): code far from the cursor that the windows leave out."""
+    if not lookup.available or not query:
+        return []
+    scored = []
+    for start, words, ordered in windows_of(lookup, lookup.path):
+        common = len(words & query)
+        if common and (start + WINDOW_LINES <= visible[0] or start > visible[1]):
+            scored.append(SimilarWindow(common / (len(words) + len(query) - common), lookup.path, start, ordered))
+    return heapq.nsmallest(top, scored, key=lambda w: (-w.similarity, w.start_line))
 
 
 def file_score(vocabulary: frozenset[bytes], query: frozenset[bytes]) -> float:

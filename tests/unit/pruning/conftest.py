@@ -60,3 +60,4 @@ def without_similar_windows(monkeypatch):
     similar window is often a whole file, which shows the very definition a test of another
     candidate source looks for under another name (`lines 1-2` instead of `quote`)."""
     monkeypatch.setattr("pruning.candidates.SIMILAR_SNIPPETS", 0)
+    monkeypatch.setattr("pruning.candidates.OWN_SNIPPETS", 0)
