@@ -163,3 +163,37 @@ def test_a_similar_window_takes_its_room_from_the_prefix_window(tmp_path, write_
     unshared = context()
     assert [s.kind for s in shared.snippets].count("window") == 1
     assert len(shared.prefix) < len(unshared.prefix) and shared.tokens <= 128
+
+
+OWN_FILE = """class Handlers:
+    def on_open(self, event):
+        self.log.write("open", event.id)
+        self.state = State.OPEN
+        self.listeners.notify(self, event)
+
+""" + "".join(f"    def helper{i}(self, value):\n        return value * {i}\n\n" for i in range(120)) + """
+    def on_close(self, event):
+        self.log.write("close", event.id)
+        self.state = State.CLOSED
+        
+"""
+
+
+def test_this_files_like_code_outside_the_windows_is_a_snippet(tmp_path, write_files):
+    """`on_open`, 360 lines up, shows how `on_close` goes on; it is shown when the prefix window
+    does not reach it, and not twice when it does."""
+    index = write_files(tmp_path, {"handlers.py": OWN_FILE})
+    path = str(tmp_path / "handlers.py")
+    index.did_open(path, OWN_FILE, "python")
+    offset = OWN_FILE.rindex("CLOSED\n") + len("CLOSED\n        ")
+
+    def own(budget):
+        parts = build_context(path, OWN_FILE, offset, language="python", index=index,
+                              workspace_root=str(tmp_path), budget_tokens=budget)
+        return parts, [s for s in parts.snippets if s.kind == "window" and s.path == "handlers.py"]
+
+    parts, windows = own(256)
+    assert len(windows) == 1 and "self.listeners.notify(self, event)" in windows[0].text
+    assert "on_open" not in parts.prefix
+    whole, windows = own(8192)
+    assert "on_open" in whole.prefix and not windows
