@@ -96,11 +96,14 @@ class InflightCompletions:
         finally:
             computation.requesters -= 1
 
-    def document_changed(self, uri: str, reason: str = "edited") -> None:
-        """An edit or a close: a detached computation for `uri` can no longer be shown."""
+    def document_changed(self, uri: str, reason: str = "edited") -> bool:
+        """An edit or a close: a detached computation for `uri` can no longer be shown. True when
+        this cancelled a running computation."""
         current = self._by_uri.get(uri)
-        if current is not None and (current.detached or reason == "closed"):
-            current.cancel(reason)
+        if current is None or current.task.done() or not (current.detached or reason == "closed"):
+            return False
+        current.cancel(reason)
+        return True
 
     def cancel_all(self) -> None:
         for computation in list(self._by_uri.values()):

@@ -103,7 +103,8 @@ def register(server: ArborServer) -> None:
             log.error("ignored an edit to %s: %s", doc.uri, exc)
             return
         doc.version = params.text_document.version
-        ls.inflight.document_changed(doc.uri)
+        if ls.inflight.document_changed(doc.uri):
+            ls.stats.count("cancelled")  # a detached computation, aborted: its answer would be stale
         if edits:
             ls.anticipation.edited(doc.uri, doc.version, edits[-1].start + len(edits[-1].text), doc.text)
         for listener in ls.document_listeners:
@@ -115,7 +116,8 @@ def register(server: ArborServer) -> None:
     def did_close(ls: ArborServer, params: types.DidCloseTextDocumentParams) -> None:
         release_memory.poke()  # once closes stop: what the closed documents held goes back
         doc = ls.documents.pop(params.text_document.uri, None)
-        ls.inflight.document_changed(params.text_document.uri, reason="closed")
+        if ls.inflight.document_changed(params.text_document.uri, reason="closed"):
+            ls.stats.count("cancelled")
         ls.anticipation.closed(params.text_document.uri)
         if doc is not None:
             for listener in ls.document_listeners:

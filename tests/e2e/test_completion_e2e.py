@@ -146,6 +146,8 @@ async def test_cancel_then_edit_yields_32800_and_closes_backend_connection(tmp_p
                 range=types.Range(start=types.Position(line=1, character=4), end=types.Position(line=1, character=4)),
                 text="r")]))
         assert await asyncio.to_thread(slow.disconnected.wait, 10), "the backend never saw its connection closed"
+        stats = await lsp.protocol.send_request_async("arbor/stats", {})
+        assert stats.counters.detached == 1 and stats.counters.cancelled == 1
         await lsp.shutdown_session()
         await lsp.stop()
     finally:

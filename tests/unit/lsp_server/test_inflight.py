@@ -83,17 +83,17 @@ async def test_an_edit_cancels_a_detached_computation_but_not_an_awaited_one():
     awaited = inflight.start_or_join(KEY, awaited_gate)
     waiter = asyncio.ensure_future(inflight.wait(awaited, lambda: 1))
     await asyncio.sleep(0)
-    inflight.document_changed(KEY.uri)
+    assert not inflight.document_changed(KEY.uri)
     assert not awaited.task.done()  # its requester still waits; the client cancels it if it wants
     waiter.cancel()
     with pytest.raises(asyncio.CancelledError):
         await waiter
     assert awaited.detached
-    inflight.document_changed(KEY.uri)
+    assert inflight.document_changed(KEY.uri)  # the caller counts it as cancelled
     await asyncio.sleep(0)
     assert awaited_gate.cancelled and ready == []
     other = inflight.start_or_join(KEY._replace(uri="file:///b.py"), detached_gate)
-    inflight.document_changed("file:///b.py", reason="closed")
+    assert inflight.document_changed("file:///b.py", reason="closed")
     await asyncio.sleep(0)
     assert other.task.cancelled() and other.cancel_reason == "closed"
 
