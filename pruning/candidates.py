@@ -24,7 +24,10 @@ Value model (documented because the packer trusts it): a referenced definition i
     in an imported file 0.8; elsewhere 0.5); names bound to modules are not resolved themselves
   * centrality 0.5 + 0.5 * (this file's reference weight into the defining file / the largest one)
   * 1.5 when the use's object type names the definition's container, 0.4 when it names another
-plus a tenth of the value of each further use. A class whose members are accessed on the cursor
+plus a tenth of the value of each further use. `module.name` and a bare or member `name` are
+resolved apart (Go's `token.Pos` type beside `n.Pos()` methods), `module.name` in the module this
+file imports (not another of the same name), and a name that is not a member access and that an
+import binds leaves out its namesakes elsewhere in the workspace. A class whose members are accessed on the cursor
 line (or the line before) has its full skeleton valued at twice its compact form. Ladder pieces have fixed values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
 A similar window is worth `WINDOW_VALUE` times its similarity (about 0.02 per token at 0.5 for a
@@ -98,21 +101,28 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
     around the cursor (`similar`, most similar first, for the identifiers `query` of those lines)
     and the names they use, and the names looked up with the members used on each (what
     `warm_references` looks up again)."""
-    by_name: dict[str, list[NameUse]] = {}
+    modules = lookup.module_aliases()
+
+    def qualified(use: NameUse) -> tuple[str, str]:
+        """`module.name` is another name than a bare or member `name` (Go's `token.Pos` type
+        beside the `x.Pos()` methods): each is resolved on its own."""
+        return use.name, use.owner if use.owner in modules else ""
+
+    by_name: dict[tuple[str, str], list[NameUse]] = {}
     for use in uses:
         if not use.name or use.name in syntax.builtins or use.name.startswith("__"):
             continue
-        if use.name not in by_name and len(by_name) >= MAX_NAMES:
+        if qualified(use) not in by_name and len(by_name) >= MAX_NAMES:
             continue
-        by_name.setdefault(use.name, []).append(use)
-    modules = lookup.module_aliases()
+        by_name.setdefault(qualified(use), []).append(use)
     near = set(by_name)
     for use in file_uses(lookup, source, modules, cursor_line, syntax.builtins, uses):
-        if use.name in near or use.name not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
+        key = qualified(use)
+        if key in near or key not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
-        by_name.setdefault(use.name, []).append(use)
-    for use in similar_code_uses(lookup, similar, query, cursor_line, set(by_name), syntax.builtins):
-        by_name[use.name] = [use]
+        by_name.setdefault(key, []).append(use)
+    for use in similar_code_uses(lookup, similar, query, cursor_line, {name for name, _ in by_name}, syntax.builtins):
+        by_name[use.name, ""] = [use]
     rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0
     values: dict[tuple[str, int], float] = {}
@@ -125,9 +135,9 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             if use.distance <= 1:
                 at_cursor.add(owner_type)
     used_modules: dict[str, list[NameUse]] = {}
-    for name, name_uses in by_name.items():
+    for (name, _), name_uses in by_name.items():
         if name in modules:  # a module bound by an import: its members are resolved through it
-            used_modules[name] = name_uses
+            used_modules.setdefault(name, []).extend(name_uses)
             if all(u.kind == "identifier" for u in name_uses):
                 continue
         found = _resolve(name, name_uses, lookup, local, source, path, modules)
@@ -144,7 +154,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             values[key] = values.get(key, 0.0) + value
             sources[key] = (item, frozenset(members_of.get(name, ())), name in at_cursor)
     for alias, alias_uses in used_modules.items():
-        members = module_members(lookup, modules[alias], set(by_name))
+        members = module_members(lookup, modules[alias], {name for name, _ in by_name})
         best = max(_use_value(u, None) for u in alias_uses) / math.sqrt(len(members) or 1)
         for item in members:
             key = (item.path, _start(item.definition))
@@ -162,7 +172,8 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             pieces.append(piece)
     pieces += window_pieces(lookup, similar[:SIMILAR_SNIPPETS], query)
     pieces += window_pieces(lookup, own_windows(lookup, query, visible, OWN_SNIPPETS), query)
-    return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in by_name)
+    names = dict.fromkeys(name for name, _ in by_name)
+    return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in names)
 
 
 def similar_code(lookup: IndexLookup, source: bytes, cursor_byte: int) -> tuple[list[SimilarWindow], frozenset[bytes]]:
@@ -303,6 +314,8 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
         return []
     if stems:  # `module.name`: a top-level definition of that module
         in_module = [f for f in found if module_stem(f.path) in stems]
+        imported = lookup.imported_files()
+        in_module = [f for f in in_module if f.path in imported] or in_module  # not another `token` package
         top_level = [f for f in in_module if getattr(f.definition, "container", None) is None]
         if top_level or in_module:
             return top_level or in_module
@@ -313,6 +326,8 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
             return matching
     if all(u.kind == "identifier" for u in uses):
         found = [f for f in found if f.tier <= 2]  # plain names resolve only through imports
+    elif not any(u.kind == "attribute" for u in uses) and any(f.tier <= 2 for f in found):
+        found = [f for f in found if f.tier <= 2]  # what the imports bind hides the same name elsewhere
     elif all(u.kind == "attribute" for u in uses) and not owners:
         found = [f for f in found if f.tier <= 2 or len(found) <= 2]
     return found[:4]

@@ -86,3 +86,34 @@ def test_calls_into_packages_outside_the_workspace_leave_the_places_to_workspace
     uses = file_uses(lookup, text.encode(), lookup.module_aliases(), text.count("\n") - 1)
     assert "Helper" in {u.name for u in uses}
     assert not {u.name for u in uses} & {f"Name{i}" for i in range(MAX_FILE_NAMES + 4)}
+
+
+def test_package_type_and_method_of_one_name_are_resolved_apart(tmp_path, write_files):
+    """`n.Pos()` calls just above the cursor and `token.Pos` further away: the bare name's methods
+    do not hide the package's type (each spelling is its own candidate)."""
+    calls = "".join(f"\t_ = n{i}.Pos()\n" for i in range(4))
+    text = ("package printer\n\nimport (\n\t\"example.com/app/ast\"\n\t\"example.com/app/token\"\n)\n\n"
+            "func f(n0, n1, n2, n3 ast.Node0) {\n\tvar prev token.Pos\n" + "\t_ = prev\n" * 12 + calls
+            + "\t\n}\n")
+    index = write_files(tmp_path, {"go.mod": GO_MOD, "ast/ast.go": _node_types(2), "token/position.go": POSITION,
+                                   "printer/nodes.go": text})
+    path = _open(index, tmp_path, "printer/nodes.go", text)
+    parts = build_context(path, text, text.index("\t\n}") + 1, language="go", index=index,
+                          workspace_root=str(tmp_path), budget_tokens=1024)
+    shown = {(s.path, s.symbol) for s in parts.snippets}
+    assert ("token/position.go", "Pos") in shown
+    assert any(p == "ast/ast.go" and "Pos" in symbol for p, symbol in shown)
+
+
+def test_pkg_name_resolves_in_the_imported_package_not_another_of_the_same_name(tmp_path, write_files):
+    """Two packages called `token` (hcl/token and json/token): `token.STRING` in a file that
+    imports hcl/token shows hcl's constant only."""
+    text = ("package printer\n\nimport \"example.com/app/hcl/token\"\n\n"
+            "func f(t token.Type) bool {\n\treturn t == token.STRING\n\t\n}\n")
+    index = write_files(tmp_path, {"go.mod": GO_MOD, "hcl/token/kinds.go": KINDS, "json/token/kinds.go": KINDS,
+                                   "hcl/printer/nodes.go": text})
+    path = _open(index, tmp_path, "hcl/printer/nodes.go", text)
+    parts = build_context(path, text, text.index("\t\n}") + 1, language="go", index=index,
+                          workspace_root=str(tmp_path), budget_tokens=1024)
+    paths = {s.path for s in parts.snippets if s.symbol in ("STRING", "Type")}
+    assert paths == {"hcl/token/kinds.go"}
