@@ -27,7 +27,9 @@ Value model (documented because the packer trusts it): a referenced definition i
 plus a tenth of the value of each further use. `module.name` and a bare or member `name` are
 resolved apart (Go's `token.Pos` type beside `n.Pos()` methods), `module.name` in the module this
 file imports (not another of the same name), and a name that is not a member access and that an
-import binds leaves out its namesakes elsewhere in the workspace. A class whose members are accessed on the cursor
+import binds leaves out its namesakes elsewhere in the workspace. A bare name is no class member
+where members are reached through an object (`EXPLICIT_RECEIVER`), and a declaration file's
+definitions (`.pyi`, `.d.ts`) give way to a source file's of the same name. A class whose members are accessed on the cursor
 line (or the line before) has its full skeleton valued at twice its compact form. Ladder pieces have fixed values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
 A similar window is worth `WINDOW_VALUE` times its similarity (about 0.02 per token at 0.5 for a
@@ -70,8 +72,14 @@ WINDOW_VALUE = 8.0
 WINDOW_PART_LINES = (6, 12, 20)  # a similar window's line form, then larger blocks of it as upgrades
 WINDOW_GAIN = 1.5
 WINDOW_PREFIX_SHARE = 0.15  # of the budget, moved from the prefix window to the snippets when a window is offered
+# Languages whose members are reached through an object (`self.x`, `this.x`, `recv.X()`): a bare
+# name there never names a class member of another file (Java and C++ reach inherited ones bare).
+EXPLICIT_RECEIVER = frozenset({"python", "javascript", "typescript", "tsx", "go", "rust"})
+# Declaration files declare again what source files define: the source's definitions are shown.
+STUBS = (".pyi", ".d.ts")
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "similar": 0.7, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
+BARE_KINDS = frozenset({"identifier", "call", "type"})  # uses of a name written without an object
 
 
 class Piece(NamedTuple):
@@ -140,7 +148,8 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             used_modules.setdefault(name, []).extend(name_uses)
             if all(u.kind == "identifier" for u in name_uses):
                 continue
-        found = _resolve(name, name_uses, lookup, local, source, path, modules)
+        found = _resolve(name, name_uses, lookup, local, source, path, modules,
+                         explicit_receiver=syntax.name in EXPLICIT_RECEIVER)
         if not found:
             continue
         specificity = 1.0 / len(found) * (0.3 if len(name) <= 2 else 1.0)
@@ -304,12 +313,15 @@ class _Local:
 
 
 def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
-             source: bytes, path: str, modules: dict[str, str]) -> list:
+             source: bytes, path: str, modules: dict[str, str], *, explicit_receiver: bool = False) -> list:
     found: list = [_Local(_LocalDefinition(node, source), node, path) for node in local.get(name, ())]
     stems = {modules[u.owner] for u in uses if u.owner in modules}
     if lookup.available:
         limit = MODULE_NAME_LOOKUP if stems else BARE_NAME_LOOKUP
-        found += [f for f in lookup.definitions(name, limit) if f.path != path]
+        found = _without_stubs(found + [f for f in lookup.definitions(name, limit) if f.path != path])
+    if explicit_receiver and all(u.kind in BARE_KINDS and not u.owner for u in uses):
+        # a bare name (a local `msg`, a call `f()`) is no other file's class member (`msg: str`)
+        found = [f for f in found if getattr(f.definition, "container", None) is None]
     if not found:
         return []
     if stems:  # `module.name`: a top-level definition of that module
@@ -331,6 +343,13 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
     elif all(u.kind == "attribute" for u in uses) and not owners:
         found = [f for f in found if f.tier <= 2 or len(found) <= 2]
     return found[:4]
+
+
+def _without_stubs(found: list[Found]) -> list[Found]:
+    """`found` less the definitions in declaration files (`STUBS`) when a source file defines the
+    name too (`__init__.pyi` re-declares what `_make.py` defines)."""
+    stubs = [f for f in found if f.path.endswith(STUBS)]
+    return [f for f in found if not f.path.endswith(STUBS)] if stubs and len(stubs) < len(found) else found
 
 
 @dataclass(frozen=True, slots=True)
