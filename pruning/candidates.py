@@ -12,6 +12,8 @@ Sources here (the scope ladder of the current file is `pruning.ladder`):
   as snippets of their own (at least `MIN_WINDOW_SIMILARITY`), and the names they use
   (`pruning.similar_code`) as likely next names; and the `OWN_SNIPPETS` windows of this file
   most like them that the prefix and suffix windows do not show;
+- sibling constants (`pruning.sibling_constants`): the other constants of a run (a Go const
+  block) that a referenced constant of another file belongs to;
 - module members: the top-level definitions of an imported module used near the cursor (or
   not yet), when it has at most `MAX_MODULE_MEMBERS` (each valued as the module's use divided
   by the square root of their number).
@@ -52,6 +54,7 @@ from .file_uses import MAX_FILE_NAMES, file_uses
 from .names_near import NameUse
 from .scopes import as_scope, name_of, node_text
 from .code_windows import SimilarWindow, own_windows, query_words, similar_windows, window_parts
+from .sibling_constants import sibling_constants
 from .similar_code import TOP_WINDOWS, similar_code_uses
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 
@@ -162,6 +165,12 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             key = (item.path, _start(definition))
             values[key] = values.get(key, 0.0) + value
             sources[key] = (item, frozenset(members_of.get(name, ())), name in at_cursor)
+    referenced = [(sources[key][0], values[key]) for key in values]
+    for item, value in sibling_constants(lookup, referenced):
+        key = (item.path, _start(item.definition))
+        if key not in values:
+            values[key] = value
+            sources[key] = (item, frozenset(), False)
     for alias, alias_uses in used_modules.items():
         members = module_members(lookup, modules[alias], {name for name, _ in by_name})
         best = max(_use_value(u, None) for u in alias_uses) / math.sqrt(len(members) or 1)
