@@ -91,6 +91,7 @@ def deadline(hhmm: str) -> float | None:
 
 
 async def run(args) -> dict:
+    commit = _commit()  # the code this process runs: HEAD may move during a run of hours
     settings = Settings()
     settings.context.budget_tokens = args.budget
     settings.completion.multiline = "never"
@@ -123,7 +124,7 @@ async def run(args) -> dict:
         "benchmark": "nextline",
         "label": args.label or ("full" if finished >= 100 * len(args.languages) else "subset"),
         "recorded_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-        "commit": _commit(),
+        "commit": commit,
         "command": "python -m benchmarks.nextline_bench " + " ".join(shlex.quote(a) for a in args.argv),
         "corpora": sources,
         "planned_cases_per_language": args.cases, "finished_cases": finished,
