@@ -31,8 +31,9 @@ resolved apart (Go's `token.Pos` type beside `n.Pos()` methods), `module.name` i
 file imports (not another of the same name), and a name that is not a member access and that an
 import binds leaves out its namesakes elsewhere in the workspace. A bare name is no class member
 where members are reached through an object (`EXPLICIT_RECEIVER`), and a declaration file's
-definitions (`.pyi`, `.d.ts`) give way to a source file's of the same name. A class whose members are accessed on the cursor
-line (or the line before) has its full skeleton valued at twice its compact form. Ladder pieces have fixed values above that scale
+definitions (`.pyi`, `.d.ts`) give way to a source file's of the same name. A class whose
+members are accessed on the cursor line (or the line before) has its full skeleton valued at
+twice its compact form. Ladder pieces have fixed values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
 A similar window is worth `WINDOW_VALUE` times its similarity (about 0.02 per token at 0.5 for a
 20-line window: above most definitions' line forms, below the ladder's and the best uses').

@@ -12,7 +12,8 @@ Invariants: a run is a maximal sequence of the defining file's top-level constan
 order, each starting at most `RUN_GAP` lines after the previous one ends, of at least two
 constants; only runs of another file that holds a referenced constant offer siblings, each
 worth `SIBLING_SHARE` times the best referenced constant's value of that run divided by the
-square root of the run's length (a long enumeration says less about which member is next).
+square root of the run's length (a long enumeration says less about which member is next). A
+file's runs depend on its entry's tags alone and are kept on the entry (`("constant_runs",)`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .index_lookup import Found, IndexLookup
 RUN_LANGUAGES = frozenset({"go"})
 RUN_GAP = 2  # lines between one constant's end and the next one's start within a run (comments)
 SIBLING_SHARE = 0.5  # not tuned: the Go dev corpora recall the same at 0 and at 0.5
-MAX_RUN = 64  # constants of one run offered at most (the nearest to the referenced ones first)
+MAX_RUN = 64  # constants of one run offered at most (its first ones)
 
 
 def sibling_constants(lookup: IndexLookup, referenced: Iterable[tuple[Found, float]]) -> list[tuple[Found, float]]:
@@ -45,7 +46,10 @@ def sibling_constants(lookup: IndexLookup, referenced: Iterable[tuple[Found, flo
         entry = lookup.snapshot.entry(path)
         if entry is None or entry.language not in RUN_LANGUAGES:
             continue
-        for run in _runs(entry.tags.definitions):
+        runs = entry.derived.get(("constant_runs",))
+        if runs is None:
+            runs = entry.derived.setdefault(("constant_runs",), _runs(entry.tags.definitions))
+        for run in runs:
             values = [referenced_at[d.start_byte] for d in run if d.start_byte in referenced_at]
             if not values or len(run) < 2:
                 continue
@@ -54,7 +58,7 @@ def sibling_constants(lookup: IndexLookup, referenced: Iterable[tuple[Found, flo
     return out
 
 
-def _runs(definitions) -> list[list[object]]:
+def _runs(definitions) -> tuple[tuple[object, ...], ...]:
     """The file's top-level constants grouped into runs (see the module docstring)."""
     constants = sorted((d for d in definitions if getattr(d, "kind", "") == "constant"
                         and getattr(d, "container", None) is None), key=lambda d: d.start_line)
@@ -64,4 +68,4 @@ def _runs(definitions) -> list[list[object]]:
             runs[-1].append(definition)
         else:
             runs.append([definition])
-    return runs
+    return tuple(tuple(run) for run in runs)
