@@ -10,7 +10,10 @@ file imports, the other files of its own directory, then the rest of the workspa
 the directory tree first, at most `MAX_FILES`) in two stages, as RepoCoder retrieves: the
 `TOP_FILES` files whose identifiers best cover the query (shared identifiers over the square
 root of the file's vocabulary, so a long file does not win by size alone), then their windows
-by Jaccard similarity of identifier sets.
+by Jaccard similarity of identifier sets. Identifiers are the words of code outside whole-line
+comments (`code_words`): a comment's words are prose, and a block of it near the cursor would
+otherwise outweigh the code's own. Windows overlap by half (`WINDOW_STRIDE` is half of
+`WINDOW_LINES`), so a pattern of up to half a window's lines lies whole in one of them.
 
 A file's identifiers and its windows (their first lines and identifier sets) are kept on its
 index entry (`FileEntry.derived`, keys `("similar_vocabulary",)` and `("similar_windows",)`, the
