@@ -3,7 +3,7 @@
 Candidates, with fixed values above the scale of referenced definitions (see
 `pruning.candidates`): the enclosing function's header (3.0; an outer one 1.0), the enclosing
 class as a skeleton limited to the members used (2.0), the imports used near the cursor (1.5),
-all imports (0.25) and an outline of the top-level signatures (0.15). Only parts that lie
+all imports (0.25, or as the used imports' upgrade 0.25 more than they) and an outline of the top-level signatures (0.15). Only parts that lie
 before the first visible line are offered: what is inside the windows is already in the prompt.
 """
 
@@ -39,10 +39,14 @@ def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes
     imports = [n for n in root.named_children if n.type in syntax.imports and n.end_point[0] < first_visible]  # type: ignore[attr-defined]
     if imports:
         used = [n for n in imports if used_names & _words(node_text(n, source))]
+        # all imports are the used ones' upgrade: shown beside them, they would repeat their lines
+        every = _lines_piece(path, "imports", "module imports", imports, source, 0.25 + (1.5 if used else 0.0),
+                             "imports (all)") if len(used) < len(imports) else None
         if used:
-            pieces.append(_lines_piece(path, "imports", "imports used near the cursor", used, source, 1.5))
-        if len(used) < len(imports):
-            pieces.append(_lines_piece(path, "imports", "module imports", imports, source, 0.25, "imports (all)"))
+            pieces.append(_lines_piece(path, "imports", "imports used near the cursor", used, source, 1.5)._replace(
+                upgrade=every))
+        elif every is not None:
+            pieces.append(every)
     outline = _outline(root, source, syntax, first_visible)
     if outline is not None:
         pieces.append(Piece(path, "<module>", "outline", outline[0], outline[1], outline[2],
