@@ -32,7 +32,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from benchmarks.nextline import corpus, report, runner
-from benchmarks.nextline.settings import Workspace
+from benchmarks.nextline.settings import SYNTAX_BUDGET_MS, Workspace
 from benchmarks.typing.corpus import Package
 from inference.backend_spec import BackendSpec
 from inference.router import Router
@@ -94,6 +94,7 @@ async def run(args) -> dict:
     commit = _commit()  # the code this process runs: HEAD may move during a run of hours
     settings = Settings()
     settings.context.budget_tokens = args.budget
+    settings.context.syntax_budget_ms = SYNTAX_BUDGET_MS  # quality is measured here, not build time
     settings.completion.multiline = "never"
     settings.index.workers = 1  # no parse processes: the machine is shared
     out = Path(args.out)

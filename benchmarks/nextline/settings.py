@@ -10,6 +10,12 @@
   of the budget leave). Its retrieved lines become one snippet per contiguous run, in path then
   line order; its prompt is those windows and snippets, within the same budget.
 Each yields the `CompletionRequest` the router is sent (single line, `max_tokens` the same for all).
+
+The masked buffer is opened in the index and flushed before arbor's context is built, as the
+server's scheduler re-indexes an edited buffer once typing pauses (`lsp_server.freshness`). The
+contexts' syntax budget is `SYNTAX_BUDGET_MS`, far above the server's default: this benchmark
+measures what a context holds, and a machine busy with other work must not turn one into the
+text-only fallback (context_bench measures how long a context takes to build).
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from pruning.prompt import PromptParts
 from .cases import Masked
 
 SETTINGS = ("infile", "arbor", "jaccard")
+SYNTAX_BUDGET_MS = 10_000
 
 
 @dataclass(slots=True)
@@ -61,6 +68,7 @@ def requests(ws: Workspace, path: Path, masked: Masked, *,
     plain = ws.infile.build_context(str(path), masked.text, masked.offset, language=language)
     out["infile"] = (request_from_parts(plain, multiline=False, max_tokens=max_tokens, repo_name=repo), plain)
     ws.index.did_open(str(path), masked.text, language)
+    ws.index.flush(str(path))
     try:
         parts = ws.arbor.build_context(str(path), masked.text, masked.offset, language=language)
         covered = ws.jaccard.covered(str(path), masked.text, masked.offset, budget)
