@@ -12,7 +12,8 @@ publishing N+1 off the request path, one typed job per step, the first due in th
   when another open buffer reads it (a completion there would otherwise do it);
 - `PREPARE`: a completed buffer's next context is prepared when nothing is left to re-index;
 - `FLUSH`: `IDLE_FLUSH_S` after the last edit every buffer is re-indexed and each completed
-  buffer prepared;
+  buffer, and each buffer opened since the last `FLUSH`, prepared (the first completion in a
+  newly opened buffer then finds its work done);
 - `SETTLE`: `IDLE_SETTLE_S` after the last edit, buffers whose incremental trees have syntax
   errors are parsed afresh (`WorkspaceIndex.settle`).
 
@@ -69,6 +70,7 @@ class FreshnessScheduler:
         self._prepare: set[str] = set()
         self._prepare_next: set[str] = set()  # completed buffers to prepare after a re-index
         self._completed: set[str] = set()  # buffers completed at least once (closed ones leave)
+        self._opened: set[str] = set()  # buffers opened since the last FLUSH
 
     # ---- events
 
@@ -84,8 +86,12 @@ class FreshnessScheduler:
         if self._answered is None:
             self._answered = self.clock()
 
+    def opened(self, path: str) -> None:
+        """Buffer `path` (as the index names it) was just opened."""
+        self._opened.add(path)
+
     def closed(self, path: str) -> None:
-        for pending in (self._completed, self._prepare, self._reparse, self._prepare_next):
+        for pending in (self._completed, self._prepare, self._reparse, self._prepare_next, self._opened):
             pending.discard(path)
 
     @property
@@ -171,7 +177,8 @@ class FreshnessScheduler:
 
     def _flush_all(self) -> None:
         self.index.flush()
-        for target in sorted(self._completed):
+        targets, self._opened = sorted(self._completed | self._opened), set()
+        for target in targets:
             self.prepare(target)
 
     @staticmethod

@@ -142,6 +142,14 @@ def vocabulary_of(lookup: IndexLookup, path: str) -> frozenset[bytes]:
     return kept
 
 
+def warm_vocabularies(lookup: IndexLookup) -> None:
+    """Read the identifiers of every related file of `lookup`'s file (`vocabulary_of`), as a
+    query there would."""
+    if lookup.available:
+        for path in related_files(lookup):
+            vocabulary_of(lookup, path)
+
+
 def windows_of(lookup: IndexLookup, path: str) -> list[Window]:
     """`path`'s windows (the i-th starts at line i * WINDOW_STRIDE) with their identifiers; kept
     on the entry (made only for the files a query comes to compare windows of)."""

@@ -34,6 +34,7 @@ from indexer import LANGUAGES, IndexSnapshot, language_for_path, parse, syntax_f
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
 from .candidates import (WINDOW_PREFIX_SHARE, Piece, local_definitions, reference_pieces, similar_code,
                          warm_references, yields_prefix)
+from .code_windows import warm_vocabularies
 from .content_memo import ContentMemo
 from .delegation import delegate_uses, without_enclosing
 from .file_uses import prepare_file_uses
@@ -200,11 +201,14 @@ def prepare(index: ContextIndex | None, path: str, lookups: tuple[tuple[str, fro
     from the index alone: build the table of where the file uses each name from other files,
     look up and render `lookups` (the names its last context looked up: `PromptParts.lookups`).
     Meant for right after a re-index, so that work is not on the keystroke-to-completion path;
-    the work is kept on the snapshot and its entries, and has no effect on any context's content."""
+    the work is kept on the snapshot and its entries, and has no effect on any context's content.
+    The identifiers of the files whose code is compared with the cursor's (`pruning.code_windows`)
+    are read too: a buffer's first context would otherwise read every one of them."""
     if index is not None:
         lookup = IndexLookup(index.snapshot_for(path), path)
         prepare_file_uses(lookup)
         warm_references(lookup, lookups)
+        warm_vocabularies(lookup)
 
 
 def _index_tree(index: ContextIndex | None, path: str, source: bytes) -> tuple[Any, tuple[int, int] | None]:

@@ -90,6 +90,7 @@ class IndexingService:
 
     # ---- document listener and completions: the scheduler's events
     def did_open(self, path: str, text: str, language_id: str) -> None:
+        self.scheduler.opened(normalize_path(path))
         self.scheduler.edited()
         self._arm()
 

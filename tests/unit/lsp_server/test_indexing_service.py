@@ -182,3 +182,24 @@ def test_one_loop_timer_is_armed_for_the_next_job_and_typing_adds_none(service, 
     clock.advance(AFTER_COMPLETION_FLUSH_S)
     armed[-1][1]()  # the timer fires: the scheduler's job runs
     assert service.scheduler.ran == [Job.REPARSE]  # the tree of the buffer just completed
+
+
+def test_a_newly_opened_buffer_is_prepared_by_the_idle_flush(service, clock, tmp_path):
+    """Its first completion then finds the file's use table and its neighbours' identifiers made."""
+    sibling = tmp_path / "helpers.py"
+    sibling.write_text("def join_all(parts):\n    return '/'.join(parts)\n")
+    service.index.scan([str(tmp_path)])
+    path = str(tmp_path / "mod.py")
+    service.index.did_open(path, TEXT, "python")
+    service.did_open(path, TEXT, "python")
+    clock.advance(IDLE_FLUSH_S)
+    assert run_due(service) == [Job.FLUSH]
+    snapshot = service.index.snapshot
+    assert any(key[0] == "file_use_lines" for key in snapshot.entry(path).derived)
+    assert ("similar_vocabulary",) in snapshot.entry(str(sibling)).derived
+    clock.advance(IDLE_FLUSH_S)
+    service.did_change(path, [], TEXT)
+    snapshot.entry(str(sibling)).derived.clear()
+    clock.advance(IDLE_FLUSH_S)
+    assert run_due(service) == [Job.FLUSH]  # prepared once: it was neither completed nor opened again
+    assert ("similar_vocabulary",) not in service.index.snapshot.entry(str(sibling)).derived
