@@ -33,7 +33,10 @@ import binds leaves out its namesakes elsewhere in the workspace. A bare name is
 where members are reached through an object (`EXPLICIT_RECEIVER`), and a declaration file's
 definitions (`.pyi`, `.d.ts`) give way to a source file's of the same name. A class whose
 members are accessed on the cursor line (or the line before) has its full skeleton valued at
-twice its compact form. Ladder pieces have fixed values above that scale
+twice its compact form. The type a literal at the cursor builds (`pruning.literal_types`) is
+worth `FILLED_TYPE_GAIN` times as much, its fuller forms as those of a type whose members are
+accessed at the cursor: its fields are what the literal's next line sets. Ladder pieces have
+fixed values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
 A similar window is worth `WINDOW_VALUE` times its similarity (about 0.02 per token at 0.5 for a
 20-line window: above most definitions' line forms, below the ladder's and the best uses').
@@ -60,6 +63,7 @@ from .similar_code import TOP_WINDOWS, similar_code_uses
 from .snippets import CLASS_KINDS, RenderedSnippet, render
 
 FULL_BODY_MAX_LINES = 12
+FULL_TYPE_MAX_LINES = 24  # a type whose skeleton lists nothing is offered whole up to this many lines
 SIGNATURE_GAIN = 1.5  # a signature (doc line, the header as written) against the line form
 COMPACT_MEMBERS = 2  # members of a class's compact form, when members of it are used near the cursor
 MAX_NAMES = 20
@@ -75,6 +79,7 @@ MIN_WINDOW_SIMILARITY = 0.2
 WINDOW_VALUE = 8.0
 WINDOW_PART_LINES = (6, 12, 20)  # a similar window's line form, then larger blocks of it as upgrades
 WINDOW_GAIN = 1.5
+FILLED_TYPE_GAIN = 3.0  # the type a literal at the cursor builds: its fields are the next line's likely names
 WINDOW_PREFIX_SHARE = 0.15  # of the budget, moved from the prefix window to the snippets when a window is offered
 # Languages whose members are reached through an object (`self.x`, `this.x`, `recv.X()`): a bare
 # name there never names a class member of another file (Java and C++ reach inherited ones bare).
@@ -107,12 +112,14 @@ class Piece(NamedTuple):
 def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
                      root: object, source: bytes, path: str, syntax: Syntax,
                      visible: tuple[int, int], cursor_line: int, similar: list[SimilarWindow],
-                     query: frozenset[bytes]) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
+                     query: frozenset[bytes], filled_type: str | None = None,
+                     ) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
     """Candidates for the definitions of names used near the cursor (see the value model) and of
     the file's likely next names (`pruning.file_uses`), the windows of code most like the lines
     around the cursor (`similar`, most similar first, for the identifiers `query` of those lines)
     and the names they use, and the names looked up with the members used on each (what
-    `warm_references` looks up again)."""
+    `warm_references` looks up again). `filled_type` is the type a literal at the cursor builds
+    (`pruning.literal_types`): its fields are accessed as the members of a type at the cursor are."""
     modules = lookup.module_aliases()
 
     def qualified(use: NameUse) -> tuple[str, str]:
@@ -140,7 +147,8 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
     values: dict[tuple[str, int], float] = {}
     sources: dict[tuple[str, int], tuple[Found | object, frozenset[str], bool]] = {}
     members_of: dict[str, set[str]] = {}  # type name -> member names used on objects of that type
-    at_cursor: set[str] = set()  # types whose members are used on the cursor line or the one before
+    # types whose members are used on the cursor line or the one before, or whose literal it is in
+    at_cursor: set[str] = {filled_type} if filled_type else set()
     for use in uses:
         for owner_type in use.owner_types:
             members_of.setdefault(owner_type, set()).add(use.name)
@@ -164,6 +172,8 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
             scores = sorted((_use_value(u, definition) for u in name_uses), reverse=True)
             value = (scores[0] + 0.1 * sum(scores[1:4])) * specificity * tier_weight * centrality
             key = (item.path, _start(definition))
+            if name == filled_type:
+                value *= FILLED_TYPE_GAIN
             values[key] = values.get(key, 0.0) + value
             sources[key] = (item, frozenset(members_of.get(name, ())), name in at_cursor)
     referenced = [(sources[key][0], values[key]) for key in values]
@@ -277,9 +287,10 @@ def _forms(draw, kind: str, lines: int, wanted_members: bool, upgrade_gain: floa
     """The renderings of a definition of `kind`, cheapest first, each with its value relative to
     the first: its line form (1.0); for a class, its header with two of the members used near the
     cursor when there are some (`SIGNATURE_GAIN`), then its skeleton up to 12 members
-    (`upgrade_gain`); otherwise its signature (`SIGNATURE_GAIN`), then its whole body when short
-    (`upgrade_gain`). A rendering whose text equals the one before it is left out; without
-    `fuller`, the line form alone."""
+    (`upgrade_gain`), or, when those list nothing (a TypeScript object type), its whole body up
+    to `FULL_TYPE_MAX_LINES` lines; otherwise its signature (`SIGNATURE_GAIN`), then its whole
+    body when short (`upgrade_gain`). A rendering whose text equals the one before it is left
+    out; without `fuller`, the line form alone."""
     if not fuller:
         drawn = [(draw("line", 0), 1.0)]
     elif kind in CLASS_KINDS:
@@ -292,6 +303,11 @@ def _forms(draw, kind: str, lines: int, wanted_members: bool, upgrade_gain: floa
     for snippet, gain in drawn:
         if snippet is not None and (not forms or snippet.text != forms[-1][0].text):
             forms.append((snippet, gain))
+    if fuller and kind in CLASS_KINDS and len(forms) == 1 and lines <= FULL_TYPE_MAX_LINES:
+        # a type with no members to list (TypeScript's `type Filter = { ... }`): its fields are its body
+        full = draw("full", 0)
+        if full is not None and full.text != forms[0][0].text:
+            forms.append((full, upgrade_gain))
     return forms
 
 

@@ -41,6 +41,7 @@ from .file_uses import prepare_file_uses
 from .index_lookup import IndexLookup
 from .held_layout import HeldLayout, held_layout, scope_key, still_held
 from .ladder import ladder_pieces
+from .literal_types import literal_type
 from .packing import drop_repeated_headers, headers, layout, layout_key, pack
 from .names_near import names_near_cursor
 from .prompt import PromptParts
@@ -131,7 +132,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         likely = sorted(uses + delegate_uses(scopes, byte_offset, cursor_line), key=lambda u: u.distance)
         local = without_enclosing(local_definitions(root, syntax, source), scopes)
         referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line,
-                                               similar, query)
+                                               similar, query, literal_type(root, source, byte_offset))
         pieces += referenced + recent_pieces(lookup)
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         scopes_at = scope_key(scope.name for scope in scopes)
