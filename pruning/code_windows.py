@@ -12,8 +12,7 @@ the directory tree first, at most `MAX_FILES`) in two stages, as RepoCoder retri
 root of the file's vocabulary, so a long file does not win by size alone), then their windows
 by Jaccard similarity of identifier sets. Identifiers are the words of code outside whole-line
 comments (`code_words`): a comment's words are prose, and a block of it near the cursor would
-otherwise outweigh the code's own. Windows overlap by half (`WINDOW_STRIDE` is half of
-`WINDOW_LINES`), so a pattern of up to half a window's lines lies whole in one of them.
+otherwise outweigh the code's own.
 
 A file's identifiers and its windows (their first lines and identifier sets) are kept on its
 index entry (`FileEntry.derived`, keys `("similar_vocabulary",)` and `("similar_windows",)`, the
@@ -38,7 +37,7 @@ WORD = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
 # its words are prose, not the code's identifiers
 COMMENT_LINE = re.compile(rb"^[ \t]*(?://|/\*|\*|#(?![\[!a-z])).*$", re.M)
 WINDOW_LINES = 20
-WINDOW_STRIDE = 10
+WINDOW_STRIDE = 20
 QUERY_LINES = 10  # lines above and below the cursor compared with the windows
 MAX_FILES = 400
 TOP_FILES = 8  # the related files most like the query, whose windows are compared

@@ -228,15 +228,3 @@ def test_a_comment_above_the_cursor_does_not_hide_like_code(tmp_path, write_file
     assert [s.path for s in windows] == ["flags/string_slice.go"]
     assert "v, err := readAsCSV(val)" in windows[0].text
 
-
-def test_windows_overlap_so_a_short_pattern_lies_whole_in_one(tmp_path, write_files):
-    """Lines 16-23 (a `Set` method) straddle the line-20 boundary of back-to-back windows; the
-    window starting at line 10 holds all of them."""
-    body = "".join(f"var v{i} = {i}\n" for i in range(15)) + STRING_SLICE[STRING_SLICE.index("func (s"):]
-    text = "package flags\n" + body + "".join(f"var w{i} = {i}\n" for i in range(30))
-    index = write_files(tmp_path, {"flags/a.go": text, "flags/b.go": "package flags\n"})
-    path = str(tmp_path / "flags/b.go")
-    lookup = IndexLookup(index.snapshot_for(path), path)
-    sets = [words for _, words, _ in windows_of(lookup, str(tmp_path / "flags/a.go"))]
-    pattern = frozenset(code_words(STRING_SLICE[STRING_SLICE.index("func (s"):].encode()))
-    assert any(pattern <= words for words in sets)
