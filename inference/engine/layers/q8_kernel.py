@@ -12,15 +12,25 @@ somewhere between 64 and 128 rows (`quantized_linear.Q8_KERNEL_MAX_ROWS`). Resul
 each output is the same sum in the same order.
 
 `load_q8_kernel()` compiles it with torch's C++ extension builder (needs a C++ compiler and
-ninja; the result is cached by torch under TORCH_EXTENSIONS_DIR, ~/.cache/torch_extensions) and
-returns None where the CPU lacks AVX2/FMA or the build fails: callers then use torch's kernel.
+ninja; the result is cached under torch's build root, TORCH_EXTENSIONS_DIR or
+~/.cache/torch_extensions, in `arbor_q8_kernel_py<version>`; a build killed midway does not block
+later ones: `only_builder`) and returns None where the CPU lacks AVX2/FMA or the build fails:
+callers then use torch's kernel.
 """
 
 from __future__ import annotations
 
 import logging
 import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: builds are not serialised
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -149,10 +159,32 @@ def load_q8_kernel():
     if not cpu_has_avx2() or shutil.which("ninja") is None or shutil.which("c++") is None:
         return None
     try:
-        from torch.utils.cpp_extension import load_inline
+        from torch.utils.cpp_extension import get_default_build_root, load_inline
 
-        return load_inline("arbor_q8_kernel", cpp_sources=[SOURCE], functions=["q8_linear"],
-                           extra_cflags=["-O3", "-mavx2", "-mfma"], verbose=False)
+        directory = Path(get_default_build_root()) / f"arbor_q8_kernel_py{sys.version_info[0]}{sys.version_info[1]}"
+        directory.mkdir(parents=True, exist_ok=True)
+        with only_builder(directory):
+            return load_inline("arbor_q8_kernel", cpp_sources=[SOURCE], functions=["q8_linear"],
+                               extra_cflags=["-O3", "-mavx2", "-mfma"], build_directory=str(directory),
+                               verbose=False)
     except Exception as exc:  # a missing header or compiler error: fall back, say why once per build
         log.warning("int8 AVX2 kernel not built (%s); using torch's weight-only kernel", exc)
         return None
+
+
+@contextmanager
+def only_builder(directory: Path) -> Iterator[None]:
+    """Hold an OS lock on `directory` (released by the system when its holder dies) while torch
+    builds or loads the kernel there. Under it no other process is building, so torch's own
+    lock file there (`lock`, which torch waits on for as long as it exists) can only be one that
+    a builder killed mid-build left behind: it is removed, and the build runs again."""
+    if fcntl is None:
+        yield
+        return
+    with open(directory / "arbor-build.lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            (directory / "lock").unlink(missing_ok=True)
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

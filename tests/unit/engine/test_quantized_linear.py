@@ -4,6 +4,8 @@ the swap replaces every projection, the tied output projection included."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 from torch import nn
@@ -111,3 +113,23 @@ def test_the_avx2_int8_kernel_where_it_builds_computes_x_times_the_dequantized_w
         x = torch.randn(2, 64)
         assert torch.allclose(small(x), x @ small.dequantized().T, rtol=0.05, atol=0.05)
     assert module.q8 is q8 and Int8Linear(weight(48, 40), None, Scratch(), q8).q8 is None  # 40: not blocks of 32
+
+
+def test_a_lock_left_by_a_build_killed_midway_does_not_block_the_next_load():
+    """torch waits for its build directory's `lock` file for as long as it exists; one left by a
+    killed server is removed under the OS lock that only a living builder holds."""
+    import threading
+
+    from torch.utils.cpp_extension import get_default_build_root
+
+    from inference.engine.layers import q8_kernel
+
+    if q8_kernel.load_q8_kernel() is None:
+        pytest.skip("no AVX2/FMA, compiler or ninja here: torch's kernel is used instead")
+    directory = next(Path(get_default_build_root()).glob("arbor_q8_kernel_py*"))
+    (directory / "lock").touch()
+    loaded = []
+    worker = threading.Thread(target=lambda: loaded.append(q8_kernel.load_q8_kernel()), daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert loaded and loaded[0] is not None
