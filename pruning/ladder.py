@@ -3,8 +3,9 @@
 Candidates, with fixed values above the scale of referenced definitions (see
 `pruning.candidates`): the enclosing function's header (3.0; an outer one 1.0), the enclosing
 class as a skeleton limited to the members used (2.0), the imports used near the cursor (1.5),
-all imports (0.25, or as the used imports' upgrade 0.25 more than they) and an outline of the top-level signatures (0.15). Only parts that lie
-before the first visible line are offered: what is inside the windows is already in the prompt.
+all imports (0.25, or as the used imports' upgrade 0.25 more than they) and an outline of the
+top-level signatures (0.15). Only parts that lie before the first visible line are offered: what
+is inside the windows is already in the prompt.
 """
 
 from __future__ import annotations
