@@ -10,9 +10,7 @@ file imports, the other files of its own directory, then the rest of the workspa
 the directory tree first, at most `MAX_FILES`) in two stages, as RepoCoder retrieves: the
 `TOP_FILES` files whose identifiers best cover the query (shared identifiers over the square
 root of the file's vocabulary, so a long file does not win by size alone), then their windows
-by Jaccard similarity of identifier sets. Identifiers are the words of code outside whole-line
-comments (`code_words`): a comment's words are prose, and a block of it near the cursor would
-otherwise outweigh the code's own.
+by Jaccard similarity of identifier sets.
 
 A file's identifiers and its windows (their first lines and identifier sets) are kept on its
 index entry (`FileEntry.derived`, keys `("similar_vocabulary",)` and `("similar_windows",)`, the
@@ -33,9 +31,6 @@ from indexer import GRAMMARS, FileEntry
 from .index_lookup import IndexLookup
 
 WORD = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
-# a whole-line comment (`//`, `/*`, `*`, `#` but not `#[`, `#!` or a preprocessor `#include`):
-# its words are prose, not the code's identifiers
-COMMENT_LINE = re.compile(rb"^[ \t]*(?://|/\*|\*|#(?![\[!a-z])).*$", re.M)
 WINDOW_LINES = 20
 WINDOW_STRIDE = 20
 QUERY_LINES = 10  # lines above and below the cursor compared with the windows
@@ -54,7 +49,7 @@ class SimilarWindow(NamedTuple):
 
 def query_words(source: bytes, cursor_byte: int) -> frozenset[bytes]:
     """The identifiers of the lines around the cursor (at byte `cursor_byte` of `source`)."""
-    return frozenset(code_words(_around(source, cursor_byte, QUERY_LINES)))
+    return frozenset(WORD.findall(_around(source, cursor_byte, QUERY_LINES)))
 
 
 def similar_windows(lookup: IndexLookup, query: frozenset[bytes], top: int) -> list[SimilarWindow]:
@@ -137,7 +132,7 @@ def vocabulary_of(lookup: IndexLookup, path: str) -> frozenset[bytes]:
     kept = entry.derived.get(("similar_vocabulary",))
     if kept is None:
         kept = entry.derived.setdefault(("similar_vocabulary",),
-                                        frozenset(code_words(lookup.snapshot.source(path) or b"")))
+                                        frozenset(WORD.findall(lookup.snapshot.source(path) or b"")))
     return kept
 
 
@@ -160,7 +155,7 @@ def windows_of(lookup: IndexLookup, path: str) -> list[Window]:
         lines = (lookup.snapshot.source(path) or b"").split(b"\n")
         windows = []
         for start in range(0, max(1, len(lines) - WINDOW_LINES + WINDOW_STRIDE), WINDOW_STRIDE):
-            ordered = tuple(dict.fromkeys(code_words(b"\n".join(lines[start:start + WINDOW_LINES]))))
+            ordered = tuple(dict.fromkeys(WORD.findall(b"\n".join(lines[start:start + WINDOW_LINES]))))
             windows.append((start, frozenset(ordered), ordered))
         kept = entry.derived.setdefault(("similar_windows",), windows)
     return kept
@@ -173,7 +168,7 @@ def window_parts(lookup: IndexLookup, window: SimilarWindow, query: frozenset[by
     the size before lies; as (first line, last line, text) with blank lines at the block's ends
     dropped, each block once."""
     lines = (lookup.snapshot.source(window.path) or b"").split(b"\n")[window.start_line:window.start_line + WINDOW_LINES]
-    shared = [len(query.intersection(code_words(line))) for line in lines]
+    shared = [len(query.intersection(WORD.findall(line))) for line in lines]
     blocks: list[tuple[int, int]] = []
     for size in sizes:
         size = min(size, len(lines))
@@ -194,11 +189,6 @@ def window_parts(lookup: IndexLookup, window: SimilarWindow, query: frozenset[by
         if start < end and (not out or out[-1][:2] != part[:2]):
             out.append(part)
     return out
-
-
-def code_words(text: bytes) -> list[bytes]:
-    """The identifiers of `text` outside whole-line comments, in order."""
-    return WORD.findall(COMMENT_LINE.sub(b"", text))
 
 
 def _around(source: bytes, offset: int, lines: int) -> bytes:

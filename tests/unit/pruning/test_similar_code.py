@@ -1,7 +1,7 @@
 """Code like the code at the cursor (pruning.code_windows): its windows as snippets, and the names
 they use as likely next names (pruning.similar_code)."""
 
-from pruning.code_windows import TOP_FILES, _around, code_words, query_words, similar_windows, vocabulary_of, windows_of
+from pruning.code_windows import TOP_FILES, _around, query_words, similar_windows, vocabulary_of, windows_of
 from pruning.context import build_context
 from pruning.index_lookup import IndexLookup
 from pruning.similar_code import similar_code_uses
@@ -197,34 +197,4 @@ def test_this_files_like_code_outside_the_windows_is_a_snippet(tmp_path, write_f
     assert "on_open" not in parts.prefix
     whole, windows = own(8192)
     assert "on_open" in whole.prefix and not windows
-
-
-def test_whole_line_comments_are_prose_not_identifiers():
-    text = (b"// parse the value first\n\tv := parse(value) // trailing\n    # note on it\n"
-            b"#[derive(Debug)]\n#include <stdio.h>\n * more prose\n")
-    assert code_words(text) == [b"v", b"parse", b"value", b"trailing", b"derive", b"Debug",
-                                b"include", b"stdio", b"h"]
-
-
-PROSE = "".join(f"\t// {line}\n" for line in (
-    "The conversion below is the same for every slice type: the text is split as a",
-    "CSV record, each field converted in turn, and the first field that does not",
-    "convert is the error returned to the caller, which the flag set then reports",
-    "together with the name of the flag and the usage string of the command line.",
-    "Keep this in step with its siblings: a change of format here must be made in",
-    "all of them at once, or users would see different messages for similar errors."))
-
-
-def test_a_comment_above_the_cursor_does_not_hide_like_code(tmp_path, write_files):
-    """Six lines of prose around the cursor would outnumber its code's identifiers; similarity
-    counts the code's, so the sibling's `Set` is still offered."""
-    commented = INT_SLICE.replace("error {\n\t\n", "error {\n" + PROSE + "\t\n")
-    index = write_files(tmp_path, {"flags/int_slice.go": commented, "flags/string_slice.go": STRING_SLICE})
-    path = str(tmp_path / "flags/int_slice.go")
-    index.did_open(path, commented, "go")
-    offset = commented.index(PROSE) + len(PROSE) + 1
-    parts = build_context(path, commented, offset, language="go", index=index, workspace_root=str(tmp_path))
-    windows = [s for s in parts.snippets if s.kind == "window"]
-    assert [s.path for s in windows] == ["flags/string_slice.go"]
-    assert "v, err := readAsCSV(val)" in windows[0].text
 
