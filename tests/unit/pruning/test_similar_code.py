@@ -197,4 +197,3 @@ def test_this_files_like_code_outside_the_windows_is_a_snippet(tmp_path, write_f
     assert "on_open" not in parts.prefix
     whole, windows = own(8192)
     assert "on_open" in whole.prefix and not windows
-
