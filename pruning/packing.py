@@ -6,6 +6,8 @@ Invariants:
 - no two chosen pieces overlap (`covers`): a fuller form of a definition replaces its compact
   form only as an upgrade, paid for by its marginal tokens (an upgrade may have its own), and
   an upgrade that comes to show another chosen piece (a class skeleton, its method) replaces it;
+  pieces of a file that share lines are nested or not both chosen (`overlaps`: a window that
+  ends inside a function, and that function's signature after it);
 - it is deterministic: ties in value per token break on (display path, line, symbol, kind);
 - `layout` orders other files by display path then line, then the current file by line
   (stable-first: consecutive prompts share their beginning).
@@ -43,7 +45,9 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> li
     while heap:
         _, _, _, index, slot, tokens, piece = heapq.heappop(heap)
         if slot >= 0:  # an upgrade of chosen[slot]: `tokens` is the marginal cost
-            if chosen[slot] is not None and tokens <= left:
+            if chosen[slot] is not None and tokens <= left and not any(
+                    other != slot and chosen[other] is not None and overlaps(piece, chosen[other][0])
+                    for other in slots_in[piece.path]):
                 chosen[slot] = (piece, chosen[slot][1] + tokens)
                 left -= tokens
                 for other in slots_in[piece.path]:  # what the fuller form now shows goes
@@ -54,7 +58,8 @@ def pack(pieces: list[Piece], budget: int, display: dict[str, str], count) -> li
                 _offer_upgrade(heap, piece, chosen[slot][1], index, slot, display, count)
             continue
         same_file = slots_in.get(piece.path)
-        if same_file is not None and any(chosen[i] is not None and (covers(chosen[i][0], piece) or covers(piece, chosen[i][0]))
+        if same_file is not None and any(chosen[i] is not None and (covers(chosen[i][0], piece) or covers(piece, chosen[i][0])
+                                                                    or overlaps(piece, chosen[i][0]))
                                          for i in same_file):
             continue
         cost = tokens + (0 if same_file is not None else header_cost(display[piece.path], count))
@@ -90,6 +95,18 @@ def covers(outer: Piece, inner: Piece) -> bool:
         return outer.path == inner.path and outer.symbol == inner.symbol and outer.kind == inner.kind
     inside = outer.start_line <= inner.start_line and inner.end_line <= outer.end_line
     return inside and (outer.form in ("full", "skeleton") or outer.symbol == inner.symbol)
+
+
+def overlaps(one: Piece, other: Piece) -> bool:
+    """Whether two pieces of a file share lines without one lying inside the other: shown both,
+    the lines they share would be shown twice, one of them cut off mid-definition."""
+    if one.path != other.path or {one.kind, other.kind} & {"imports", "outline"}:
+        return False
+    if one.end_line < other.start_line or other.end_line < one.start_line:
+        return False
+    nested = (one.start_line <= other.start_line and other.end_line <= one.end_line) or \
+        (other.start_line <= one.start_line and one.end_line <= other.end_line)
+    return not nested
 
 
 def headers(chosen: list[tuple[Piece, int]], display: dict[str, str], count) -> int:

@@ -104,6 +104,24 @@ def test_an_upgrade_that_shows_another_chosen_piece_replaces_it():
     assert sum(t for _, t in chosen) == count(skeleton.text)
 
 
+def test_pieces_of_a_file_that_share_lines_unnested_are_not_both_chosen():
+    """A window that ends inside a function and the function's signature would show its first
+    lines twice: the denser one is chosen; a method inside a class's header line is nested."""
+    count = TOKENIZER.count
+    display = {"a.py": "a.py"}
+    window = Piece("a.py", "lines 1-12", "window", 0, 11, "w " * 20 + "\n", "", 4.0, False, "full")
+    function = Piece("a.py", "save", "function", 10, 30, "w " * 6 + "\n", "", 1.0, False, "signature")
+    after = Piece("a.py", "load", "function", 12, 30, "w " * 6 + "\n", "", 1.0, False, "signature")
+    assert [p.symbol for p, _ in pack([window, function, after], 200, display, count)] == ["lines 1-12", "load"]
+    header = Piece("a.py", "Repo", "class", 0, 40, "w " * 3 + "\n", "", 2.0, False, "line")
+    assert len(pack([header, function], 200, display, count)) == 2
+    # nor does an upgrade grow into another chosen piece's lines
+    grown = Piece("a.py", "lines 1-12", "window", 0, 11, "w " * 20 + "\n", "", 4.0, False, "full")
+    part = Piece("a.py", "lines 1-6", "window", 0, 5, "w " * 8 + "\n", "", 3.0, False, "full", grown)
+    chosen = pack([part, function], 200, display, count)
+    assert [(p.symbol, p.start_line, p.end_line) for p, _ in chosen] == [("lines 1-6", 0, 5), ("save", 10, 30)]
+
+
 @settings(max_examples=200, deadline=None)
 @given(code_lines, st.integers(0, 120))
 def test_prefix_window_keeps_whole_lines_within_budget(lines, budget):
