@@ -28,7 +28,7 @@ from indexer.definition_order import definitions_seen_from
 from indexer.definitions import definition_names
 from indexer.entry import FileEntry
 from indexer.resolve import ModuleIndex, resolve_import
-from indexer.tags import Definition, FileTags
+from indexer.tags import Definition, FileTags, Import
 
 
 
@@ -307,6 +307,20 @@ class SymbolGraph:
         with self._lock:
             self._refresh()
             return set(self._importers.get(path, ()))
+
+    def imports_from(self, path: str) -> list[tuple[str, Import]]:
+        """The import statements of other files that resolve to `path`, as (importer, import),
+        importers by path, each one's imports in its order."""
+        with self._lock:
+            self._refresh()
+            out = []
+            for importer in sorted(self._importers.get(path, ())):
+                entry = self._entries.get(importer)
+                if importer == path or entry is None:
+                    continue
+                out += [(importer, imp) for imp, targets in zip(entry.tags.imports, self._resolved.get(importer, ()))
+                        if path in targets]
+            return out
 
     def definitions_of(self, name: str, from_path: str, consulted: set[str] | None = None,
                        limit: int | None = None) -> list[tuple[str, Definition]]:

@@ -15,11 +15,12 @@ every keystroke.
 Invariants:
 - `version` and `entries` never change after construction; two snapshots with equal versions
   of one index have equal entries.
-- Cross-file answers (`definitions_of`, `imports_of`, `out_edges`, `defines`) are asked of the graph once
-  per snapshot and kept. Changes reach the graph only through the index, which publishes a new
-  snapshot after each, so on the thread that edits (the server's event loop) every answer is
-  the graph's at the snapshot's version; a scan on another thread may move the graph on while
-  a completion runs, and its answers are then those of the newer version (`stale` says so).
+- Cross-file answers (`definitions_of`, `imports_of`, `imports_from`, `out_edges`, `defines`)
+  are asked of the graph once per snapshot and kept. Changes reach the graph only through the
+  index, which publishes a new snapshot after each, so on the thread that edits (the server's
+  event loop) every answer is the graph's at the snapshot's version; a scan on another thread
+  may move the graph on while a completion runs, and its answers are then those of the newer
+  version (`stale` says so).
 - A carried `definitions_of(name, from_path, limit)` answer equals the graph's at the new version: the
   set of files and modules is the same (`SymbolGraph.layout_serial`), every file the answer read
   (`consulted`) other than `from_path` keeps its entry object, no other changed file defines
@@ -41,7 +42,7 @@ from indexer.recent_edits import EditedRegion
 
 if TYPE_CHECKING:
     from indexer.graph import SymbolGraph
-    from indexer.tags import Definition, FileTags
+    from indexer.tags import Definition, FileTags, Import
 
 ReadBytes = Callable[[str], "bytes | None"]
 
@@ -136,6 +137,10 @@ class IndexSnapshot:
     def defines(self, name: str) -> bool:
         """Whether some file defines `name`, at this version."""
         return self._ask(("defines", name), lambda g: g.defines(name), False)
+
+    def imports_from(self, path: str) -> tuple[tuple[str, Import], ...]:
+        """Other files' import statements that resolve to `path`, at this version."""
+        return self._ask(("imports_from", path), lambda g: tuple(g.imports_from(path)), ())
 
     def out_edges(self, path: str) -> dict[str, float]:
         return self._ask(("out_edges", path), lambda g: g.out_edges(path), {})

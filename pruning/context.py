@@ -7,8 +7,9 @@ Pure: equal inputs give equal output. Steps:
    `WINDOW_PREFIX_SHARE` smaller and the snippets' that much larger;
 2. the scope ladder, the definitions referenced near the cursor and the likely next names
    (names from other files that the file uses, `pruning.file_uses`; the enclosing function's
-   own name, `pruning.delegation`), code like the cursor's surroundings and the regions of other
-   files edited last (`pruning.recent_regions`) become candidates (`pruning.candidates`), and the packer
+   own name, `pruning.delegation`), code like the cursor's surroundings, the regions of other
+   files edited last (`pruning.recent_regions`) and other files' imports of names this file does
+   not define (`pruning.expected_names`) become candidates (`pruning.candidates`), and the packer
    fills the rest of the budget by value per token, counting each file block's header once (a
    cut prefix window counts as its whole share);
 3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
@@ -37,6 +38,7 @@ from .candidates import (WINDOW_PREFIX_SHARE, Piece, local_definitions, referenc
 from .code_windows import warm_vocabularies
 from .content_memo import ContentMemo
 from .delegation import delegate_uses, without_enclosing
+from .expected_names import expected_pieces
 from .file_uses import prepare_file_uses
 from .index_lookup import IndexLookup
 from .held_layout import HeldLayout, held_layout, scope_key, still_held
@@ -133,7 +135,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         local = without_enclosing(local_definitions(root, syntax, source), scopes)
         referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line,
                                                similar, query, literal_type(root, source, byte_offset))
-        pieces += referenced + recent_pieces(lookup)
+        pieces += referenced + recent_pieces(lookup) + expected_pieces(lookup, local)
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         scopes_at = scope_key(scope.name for scope in scopes)
         fingerprints = {other: lookup.fingerprint(other) for other in {p.path for p in pieces if not p.current}}

@@ -1,0 +1,81 @@
+"""Names the workspace expects this file to define: what other files import from it that it
+does not define (yet).
+
+A file that others import `ThrottleConfig` from, but that does not define `ThrottleConfig`, is
+being written (or was cut) where that definition goes: the name is a likely next line, and the
+importers' statements show how the rest of the workspace spells it. Each such statement, as its
+importer writes it, is a candidate worth `EXPECTED_VALUE`. A name counts as defined when this
+buffer's tree defines it (`local`, top level and class members), the index's entry for the file
+defines it or one of the file's own imports binds it; nothing is expected of a file that
+re-exports another module whole (`export * from`, `from m import *`), nor names that are
+modules: the file's own (`from pkg import models` of models.py) or those beside it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from .candidates import Piece
+from .index_lookup import IndexLookup, module_stem
+
+EXPECTED_VALUE = 1.0
+MAX_STATEMENTS = 3  # importers' statements shown (the first importers by path), none written alike
+STATEMENT_LINES = 8  # a longer statement shows its first line, the lines naming expected names and its last
+_NAME = re.compile(r"[A-Za-z_$][\w$]*\Z")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]]) -> list[Piece]:
+    """The import statements of other files that name what this file does not define."""
+    snapshot = lookup.snapshot
+    if snapshot is None:
+        return []
+    entry = snapshot.entry(lookup.path)
+    if entry is not None and any(imp.wildcard for imp in entry.tags.imports):
+        return []
+    defined = set(local)
+    if entry is not None:
+        defined |= set(entry.names) | entry.bound_names
+    stem = module_stem(lookup.path)  # `from pkg import models` imports the module models.py is
+    beside = {module_stem(other) for other in snapshot.entries
+              if other != lookup.path and os.path.dirname(other) == os.path.dirname(lookup.path)}
+    pieces: list[Piece] = []
+    for importer, imp in snapshot.imports_from(lookup.path):
+        missing = [name for name in dict.fromkeys(imp.names)
+                   if _NAME.match(name) and name != "default" and name not in defined and name not in beside
+                   and not (name == stem and stem not in imp.module)]
+        if not missing:
+            continue
+        shown = _statement(snapshot.source(importer) or b"", imp.line, imp.module, missing)
+        if shown is None:
+            continue
+        first, last, text = shown
+        if any(piece.text == text for piece in pieces):
+            continue
+        pieces.append(Piece(importer, ", ".join(missing), "expected", first, last, text,
+                            f"imports {', '.join(missing)} from this file, which does not define it",
+                            EXPECTED_VALUE, False, "lines"))
+        if len(pieces) == MAX_STATEMENTS:
+            break
+    return pieces
+
+
+def _statement(source: bytes, line: int, module: str, names: list[str]) -> tuple[int, int, str] | None:
+    """(first line, last line, text) of the import statement that starts at `line` of `source`:
+    the lines up to the one where its brackets close once `module` has been written."""
+    lines = source.decode("utf-8", "replace").split("\n")
+    depth, seen = 0, False
+    for end in range(line, len(lines)):
+        text = lines[end]
+        depth += sum(text.count(c) for c in _OPEN) - sum(text.count(c) for c in _CLOSE)
+        seen = seen or module in text
+        if seen and depth <= 0:
+            break
+    else:
+        return None
+    shown = lines[line:end + 1]
+    if len(shown) > STATEMENT_LINES:
+        inner = [text for text in shown[1:-1] if any(re.search(rf"\b{re.escape(n)}\b", text) for n in names)]
+        shown = [shown[0], *inner, shown[-1]]
+    return line, end, "\n".join(shown) + "\n"
