@@ -22,6 +22,8 @@ from .index_lookup import IndexLookup, module_stem
 EXPECTED_VALUE = 1.0
 MAX_STATEMENTS = 3  # importers' statements shown (the first importers by path), none written alike
 STATEMENT_LINES = 8  # a longer statement shows its first line, the lines naming expected names and its last
+# a module beside this file: `name` + one of these is a file of its directory
+MODULE_ENDINGS = (".py", "/__init__.py", ".ts", ".tsx", ".js", "/index.ts", "/index.js", ".rs", "/mod.rs")
 _NAME = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _OPEN, _CLOSE = "([{", ")]}"
 
@@ -29,22 +31,26 @@ _OPEN, _CLOSE = "([{", ")]}"
 def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]]) -> list[Piece]:
     """The import statements of other files that name what this file does not define."""
     snapshot = lookup.snapshot
-    if snapshot is None:
-        return []
-    entry = snapshot.entry(lookup.path)
-    if entry is not None and any(imp.wildcard for imp in entry.tags.imports):
+    statements = snapshot.imports_from(lookup.path) if snapshot is not None else ()
+    entry = snapshot.entry(lookup.path) if statements else None
+    if not statements or entry is not None and any(imp.wildcard for imp in entry.tags.imports):
         return []
     defined = set(local)
     if entry is not None:
         defined |= set(entry.names) | entry.bound_names
     stem = module_stem(lookup.path)  # `from pkg import models` imports the module models.py is
-    beside = {module_stem(other) for other in snapshot.entries
-              if other != lookup.path and os.path.dirname(other) == os.path.dirname(lookup.path)}
+    directory = os.path.dirname(lookup.path)
+
+    def is_module(name: str, module: str) -> bool:
+        if name == stem:
+            return stem not in module
+        return any(snapshot.entry(os.path.join(directory, name + ending)) is not None for ending in MODULE_ENDINGS)
+
     pieces: list[Piece] = []
-    for importer, imp in snapshot.imports_from(lookup.path):
+    for importer, imp in statements:
         missing = [name for name in dict.fromkeys(imp.names)
-                   if _NAME.match(name) and name != "default" and name not in defined and name not in beside
-                   and not (name == stem and stem not in imp.module)]
+                   if _NAME.match(name) and name != "default" and name not in defined
+                   and not is_module(name, imp.module)]
         if not missing:
             continue
         shown = _statement(snapshot.source(importer) or b"", imp.line, imp.module, missing)

@@ -90,3 +90,13 @@ def test_python_submodules_imported_from_a_package_are_not_expected_of_it(tmp_pa
     pieces = _expected(index, models, "class Base:\n    pass\n", "python")
     assert {p.symbol for p in pieces} == {"Model"}
     assert {p.text for p in pieces} == {"from .models import Model\n", "from pkg.models import Model, Base\n"}
+
+
+def test_a_type_named_after_its_file_is_expected_of_it(tmp_path, write_workspace):
+    """`import { ThrottleConfig } from './ThrottleConfig'`: the name is the file's main export."""
+    index = write_workspace(tmp_path, {
+        "src/ThrottleConfig.ts": "export const defaults = {};\n",
+        "src/user.ts": "import { ThrottleConfig } from './ThrottleConfig';\n",
+    })
+    pieces = _expected(index, str(tmp_path / "src/ThrottleConfig.ts"), "export const defaults = {};\n")
+    assert [p.symbol for p in pieces] == ["ThrottleConfig"]
