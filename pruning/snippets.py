@@ -5,7 +5,7 @@ Forms:
 - "line": the definition's own header (no decorators or doc comment) on one line, whitespace
   runs collapsed (+ ` ...` in Python, where a header alone does not parse; a brace language's
   header reads as a declaration without its body); at most `MAX_LINE_CHARS` characters (cut
-  with ` ...`). The cheapest form that still names the definition and its first parameters;
+  with ` ...`) unless its name alone is longer. The cheapest form that still names the definition and its first parameters;
 - "signature": header (decorators, modifiers, parameters, return type) + the first line of its
   docstring or doc comment + the language's body placeholder (`...`, `{ /* ... */ }`);
 - "skeleton": a class/interface/struct header with each member reduced to one line: methods to
@@ -18,6 +18,7 @@ rendered alone still shows which class it belongs to. Every rendered snippet kee
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from indexer import Syntax
@@ -76,6 +77,7 @@ def signature(node: object, source: bytes, syntax: Syntax) -> str:
 
 
 MAX_LINE_CHARS = 56
+_NAME_END = re.compile(r"[(<\[{=:]")  # where a definition's name ends
 
 
 def one_line(node: object, source: bytes, syntax: Syntax) -> str:
@@ -92,7 +94,9 @@ def one_line(node: object, source: bytes, syntax: Syntax) -> str:
 
 def collapse(text: str, limit: int | None = None) -> str:
     """`text` on one line: each run of whitespace one space, none just inside brackets, no comma
-    before a closing bracket; longer than `limit` characters: cut at a space, ending ` ...`."""
+    before a closing bracket; longer than `limit` characters: cut after a space, `(` or `,`,
+    ending ` ...`, but never before the first bracket when that would leave under half of it
+    (`function buildClientInfoFromHomeAccountId(` stays whole)."""
     out: list[str] = []
     for word in text.split():
         if out and (out[-1].endswith(("(", "[", "<")) or word.startswith((")", "]", ">"))):
@@ -104,8 +108,12 @@ def collapse(text: str, limit: int | None = None) -> str:
     line = " ".join(out)
     limit = MAX_LINE_CHARS if limit is None else limit
     if len(line) > limit:
-        cut = line.rfind(" ", 0, limit - 4)
-        line = line[: cut if cut > 0 else limit - 4] + " ..."
+        keep = limit - 4
+        cut = max(line.rfind(" ", 0, keep), line.rfind("(", 0, keep) + 1, line.rfind(",", 0, keep) + 1)
+        if cut < keep // 2:  # the cut would drop a long name: keep the words up to its first bracket
+            bracket = _NAME_END.search(line)
+            cut = bracket.end() if bracket is not None else keep
+        line = line[:cut].rstrip() + " ..."
     return line
 
 

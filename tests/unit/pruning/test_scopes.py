@@ -162,3 +162,12 @@ def test_collapse_joins_lines_without_spaces_inside_brackets_and_cuts_long_lines
     long = "def f(" + ", ".join(f"argument_{i}" for i in range(20)) + "):"
     cut = collapse(long)
     assert cut.endswith(" ...") and len(cut) <= MAX_LINE_CHARS and long.startswith(cut[:-4])
+
+
+def test_collapse_never_cuts_a_long_name_away():
+    """A cut at the last space before the limit would leave `function ...`: the name stays."""
+    from pruning.snippets import collapse
+    header = "export function buildClientInfoFromHomeAccountId(homeAccountId: string): ClientInfo"
+    assert collapse(header) == "export function buildClientInfoFromHomeAccountId( ..."
+    assert collapse("function addCcsUpn(parameters: Map<string, string>, loginHint: string): void") == \
+        "function addCcsUpn(parameters: Map<string, string>, ..."
