@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 
 from .candidates import Piece
+from .snippets import CLASS_KINDS
 from .prompt import SnippetInfo
 
 def header_cost(display_path: str, count) -> int:
@@ -119,12 +120,15 @@ def layout_key(piece: Piece, display: dict[str, str]) -> tuple:
 
 def drop_repeated_headers(ordered: list[tuple[Piece, int]], count) -> list[tuple[Piece, int]]:
     """In layout order, a snippet that starts with the same container header line as an earlier
-    snippet of the same file run loses that line: `class Order:` is shown once above its members."""
+    snippet of the same file run loses that line: `class Order:` is shown once above its members;
+    a class's one-line form just above a snippet inside it that starts with a header goes."""
     out: list[tuple[Piece, int]] = []
     last_header = ("", "")
     for piece, tokens in ordered:
         header, _, rest = piece.text.partition("\n")
         is_header = header.rstrip().endswith((":", "{")) and not header[:1].isspace() and rest.strip()
+        if is_header and out and _names_container_of(out[-1][0], piece):
+            out.pop()  # `class Logger` above `export class Logger {` and its member: the header says it
         if is_header and last_header == (piece.path, header):
             piece = piece._replace(text=rest, upgrade=None)
             tokens = count(rest)
@@ -134,6 +138,14 @@ def drop_repeated_headers(ordered: list[tuple[Piece, int]], count) -> list[tuple
             last_header = (piece.path, "") if last_header[0] != piece.path else last_header
         out.append((piece, tokens))
     return out
+
+
+def _names_container_of(line_form: Piece, piece: Piece) -> bool:
+    """Whether `line_form` is a class's one-line form that `piece`, shown inside it with its own
+    header, repeats."""
+    return (line_form.path == piece.path and line_form.form == "line" and line_form.kind in CLASS_KINDS
+            and line_form.text.count("\n") <= 1
+            and line_form.start_line <= piece.start_line and piece.end_line <= line_form.end_line)
 
 
 def layout(chosen: list[tuple[Piece, int]], display: dict[str, str], path: str) -> list[SnippetInfo]:
