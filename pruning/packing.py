@@ -18,8 +18,8 @@ from __future__ import annotations
 import heapq
 
 from .candidates import Piece
-from .snippets import CLASS_KINDS
 from .prompt import SnippetInfo
+from .snippets import CLASS_KINDS
 
 def header_cost(display_path: str, count) -> int:
     return count(display_path) + 3  # file separator token, newline, blank line between blocks
