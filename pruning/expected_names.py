@@ -8,7 +8,8 @@ importer writes it, is a candidate worth `EXPECTED_VALUE`. A name counts as defi
 buffer's tree defines it (`local`, top level and class members), the index's entry for the file
 defines it or one of the file's own imports binds it; nothing is expected of a file that
 re-exports another module whole (`export * from`, `from m import *`), nor names that are
-modules: the file's own (`from pkg import models` of models.py) or those beside it.
+modules: the file's own (`from pkg import models` of models.py) or those beside it. A statement's
+lines are kept on its importer's entry (`FileEntry.derived`) and die with it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]]) -> list
                    and not is_module(name, imp.module)]
         if not missing:
             continue
-        shown = _statement(snapshot.source(importer) or b"", imp.line, imp.module, missing)
+        shown = _kept_statement(snapshot, importer, imp.line, imp.module, missing)
         if shown is None:
             continue
         first, last, text = shown
@@ -65,6 +66,19 @@ def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]]) -> list
         if len(pieces) == MAX_STATEMENTS:
             break
     return pieces
+
+
+def _kept_statement(snapshot, importer: str, line: int, module: str,
+                    names: list[str]) -> tuple[int, int, str] | None:
+    """`_statement` of `importer`'s source, kept on its entry (a buffer that misses a name asks
+    for the same statement at every keystroke)."""
+    entry = snapshot.entry(importer)
+    if entry is None:
+        return None
+    key = ("expected_statement", line, module, tuple(names))
+    if key in entry.derived:
+        return entry.derived[key]
+    return entry.derived.setdefault(key, _statement(snapshot.source(importer) or b"", line, module, names))
 
 
 def _statement(source: bytes, line: int, module: str, names: list[str]) -> tuple[int, int, str] | None:

@@ -5,7 +5,8 @@ Forms:
 - "line": the definition's own header (no decorators or doc comment) on one line, whitespace
   runs collapsed (+ ` ...` in Python, where a header alone does not parse; a brace language's
   header reads as a declaration without its body); at most `MAX_LINE_CHARS` characters (cut
-  with ` ...`) unless its name alone is longer. The cheapest form that still names the definition and its first parameters;
+  with ` ...`) unless its name alone is longer. The cheapest form that still names the
+  definition and its first parameters;
 - "signature": header (decorators, modifiers, parameters, return type) + the first line of its
   docstring or doc comment + the language's body placeholder (`...`, `{ /* ... */ }`);
 - "skeleton": a class/interface/struct header with each member reduced to one line: methods to

@@ -4,6 +4,7 @@ the swap replaces every projection, the tied output projection included."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,7 +127,7 @@ def test_a_lock_left_by_a_build_killed_midway_does_not_block_the_next_load():
 
     if q8_kernel.load_q8_kernel() is None:
         pytest.skip("no AVX2/FMA, compiler or ninja here: torch's kernel is used instead")
-    directory = next(Path(get_default_build_root()).glob("arbor_q8_kernel_py*"))
+    directory = Path(get_default_build_root()) / f"arbor_q8_kernel_py{sys.version_info[0]}{sys.version_info[1]}"
     (directory / "lock").touch()
     loaded = []
     worker = threading.Thread(target=lambda: loaded.append(q8_kernel.load_q8_kernel()), daemon=True)
