@@ -88,6 +88,7 @@ EXPLICIT_RECEIVER = frozenset({"python", "javascript", "typescript", "tsx", "go"
 STUBS = (".pyi", ".d.ts")
 USE_WEIGHT = {"call": 1.0, "type": 0.9, "attribute": 0.8, "similar": 0.7, "identifier": 0.6}
 TIER_WEIGHT = {0: 1.0, 1: 1.0, 2: 0.8, 3: 0.5}
+PROXIMITY_LINES = 6.0  # a use this many lines from the cursor is worth half of one on the cursor line
 BARE_KINDS = frozenset({"identifier", "call", "type"})  # uses of a name written without an object
 
 
@@ -403,7 +404,7 @@ class _LocalDefinition:
 
 
 def _use_value(use: NameUse, definition: object) -> float:
-    value = USE_WEIGHT.get(use.kind, 0.6) / (1.0 + use.distance / 6.0)
+    value = USE_WEIGHT.get(use.kind, 0.6) / (1.0 + use.distance / PROXIMITY_LINES)
     container = getattr(definition, "container", None)
     if use.owner_types and container:
         value *= 1.5 if container in use.owner_types else 0.4

@@ -19,6 +19,12 @@ from .names_near import NameUse
 from .scopes import Scope, node_text
 from .snippets import CLASS_KINDS, render
 
+ENCLOSING_FUNCTION_VALUE = 3.0  # the innermost enclosing function's header; an outer one is worth 1.0
+ENCLOSING_CLASS_VALUE = 2.0
+USED_IMPORTS_VALUE = 1.5
+ALL_IMPORTS_VALUE = 0.25  # beside no used import; as their upgrade, this much more than they
+OUTLINE_VALUE = 0.15
+
 
 def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes: list[Scope],
                   uses: list[NameUse], visible: tuple[int, int]) -> list[Piece]:
@@ -32,26 +38,26 @@ def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes
         if scope.kind in CLASS_KINDS:
             members = frozenset(u.name for u in uses if scope.name in u.owner_types or u.kind == "call")
             snippet = render(scope.node, source, syntax, "skeleton", members=members)
-            reason, value = f"enclosing {scope.kind}", 2.0
+            reason, value = f"enclosing {scope.kind}", ENCLOSING_CLASS_VALUE
         else:
             snippet = render(scope.node, source, syntax, "signature", parents=depth == 0)
-            reason, value = f"enclosing {scope.kind}", 3.0 if depth == 0 else 1.0
+            reason, value = f"enclosing {scope.kind}", ENCLOSING_FUNCTION_VALUE if depth == 0 else 1.0
         pieces.append(_piece(path, scope.name, scope.kind, snippet, reason, value, True))
     imports = [n for n in root.named_children if n.type in syntax.imports and n.end_point[0] < first_visible]  # type: ignore[attr-defined]
     if imports:
         used = [n for n in imports if used_names & _words(node_text(n, source))]
         # all imports are the used ones' upgrade: shown beside them, they would repeat their lines
-        every = _lines_piece(path, "imports", "module imports", imports, source, 0.25 + (1.5 if used else 0.0),
+        every = _lines_piece(path, "imports", "module imports", imports, source, ALL_IMPORTS_VALUE + (USED_IMPORTS_VALUE if used else 0.0),
                              "imports (all)") if len(used) < len(imports) else None
         if used:
-            pieces.append(_lines_piece(path, "imports", "imports used near the cursor", used, source, 1.5)._replace(
+            pieces.append(_lines_piece(path, "imports", "imports used near the cursor", used, source, USED_IMPORTS_VALUE)._replace(
                 upgrade=every))
         elif every is not None:
             pieces.append(every)
     outline = _outline(root, source, syntax, first_visible)
     if outline is not None:
         pieces.append(Piece(path, "<module>", "outline", outline[0], outline[1], outline[2],
-                            "top-level signatures", 0.15, True, "outline"))
+                            "top-level signatures", OUTLINE_VALUE, True, "outline"))
     return pieces
 
 

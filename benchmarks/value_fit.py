@@ -1,0 +1,172 @@
+"""Fit the pruner's value model on a dev set of masked lines: `python -m benchmarks.value_fit`.
+
+The dev set is the next-line benchmark's kind of case (benchmarks/nextline/cases.py: one real
+line masked, the rest of the file kept) from the same libraries, drawn with another seed
+(`--seed`) and never a line the benchmark's own plan (`--eval-seed`, `--eval-cases`) draws. Each
+case's arbor context is built as the next-line benchmark builds it, and the objective is the
+share of cases whose prompt covers every identifier of the masked line
+(`benchmarks.fit.coverage`), averaged over the languages so each weighs the same.
+
+The fit is coordinate ascent over `benchmarks.fit.parameters.PARAMETERS`, from the constants as
+they are: each round tries every value of each parameter's grid with the others held and keeps
+the best when it beats the current objective by more than `--min-gain` cases in the average.
+No model is called; a trial builds every case's context once. The output JSON holds the values
+found, the objective before and after per language, and every trial.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.fit.coverage import covers
+from benchmarks.fit.parameters import PARAMETERS, applied
+from benchmarks.nextline import cases as case_lib
+from benchmarks.nextline import corpus, runner
+from benchmarks.nextline.settings import SYNTAX_BUDGET_MS, Workspace
+from lsp_server.config import Settings
+from lsp_server.pipeline import language_id_for
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True, slots=True)
+class DevCase:
+    language: str
+    workspace: Workspace
+    path: Path
+    masked: case_lib.Masked
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    p.add_argument("--languages", nargs="+", default=list(corpus.LANGUAGES), choices=corpus.LANGUAGES)
+    p.add_argument("--cases", type=int, default=200, help="dev cases per language")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--eval-seed", type=int, default=20, help="the next-line benchmark's seed: its cases are left out")
+    p.add_argument("--eval-cases", type=int, default=100)
+    p.add_argument("--budget", type=int, default=1024)
+    p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--min-gain", type=float, default=0.5, help="cases per language a change must add")
+    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "value-fit.json"))
+    return p.parse_args(argv)
+
+
+def dev_cases(languages: list[str], count: int, seed: int, eval_seed: int, eval_count: int,
+              settings: Settings) -> list[DevCase]:
+    out = []
+    for language in languages:
+        pairs = [(package, Workspace.open(package.root, settings)) for package in corpus.packages(language)]
+        held = {job.candidate.case_id for job in
+                runner.plan_language(language, pairs, eval_count, seed=eval_seed, crossfile_share=0.5)}
+        # more than `count` drawn, so that `count` remain once the benchmark's own are left out
+        drawn = runner.plan_language(language, pairs, count + eval_count, seed=seed, crossfile_share=0.5)
+        kept = [job for job in drawn if job.candidate.case_id not in held][:count]
+        by_root = {package.root: ws for package, ws in pairs}
+        for job in kept:
+            ws = by_root[job.package.root]
+            path = job.package.root / job.candidate.relative
+            text = ws.index.text(str(path)) or path.read_text(encoding="utf-8")
+            out.append(DevCase(language, ws, path, case_lib.mask(text, job.candidate.line)))
+    return out
+
+
+def covered_share(cases: list[DevCase]) -> dict[str, float]:
+    """language -> share of its cases whose arbor prompt covers the masked line."""
+    hits: dict[str, list[bool]] = {}
+    for case in cases:
+        ws, path, masked = case.workspace, str(case.path), case.masked
+        language = language_id_for(path)
+        ws.index.did_open(path, masked.text, language)
+        ws.index.flush(path)
+        try:
+            parts = ws.arbor.build_context(path, masked.text, masked.offset, language=language)
+        finally:
+            ws.index.did_close(path)
+        request = _request(parts, ws)
+        hits.setdefault(case.language, []).append(covers(request, masked.truth))
+    return {language: sum(h) / len(h) for language, h in hits.items()}
+
+
+def _request(parts, ws: Workspace):
+    from lsp_server.prompt_request import request_from_parts
+
+    return request_from_parts(parts, multiline=False, max_tokens=48, repo_name=ws.root.name)
+
+
+def objective(shares: dict[str, float]) -> float:
+    return statistics.fmean(shares.values())
+
+
+def fit(cases: list[DevCase], rounds: int, min_gain: float) -> tuple[dict[str, float], list[dict], dict]:
+    """The values found, every trial, and the trial of the values found."""
+    values = {p.name: p.current() for p in PARAMETERS}
+    trials: list[dict] = []
+
+    def trial(candidate: dict[str, float], changed: str) -> float:
+        started = time.perf_counter()
+        with applied(candidate):
+            shares = covered_share(cases)
+        score = objective(shares)
+        trials.append({"changed": changed, "value": candidate.get(changed), "objective": round(score, 4),
+                       "per_language": {k: round(v, 4) for k, v in shares.items()},
+                       "seconds": round(time.perf_counter() - started, 1)})
+        print(f"{changed:26} {candidate.get(changed)!s:6} {score:.4f} "
+              + " ".join(f"{k}={v:.3f}" for k, v in shares.items()), file=sys.stderr, flush=True)
+        return score
+
+    best = trial(values, "start")
+    best_trial = trials[-1]
+    per_case = len({c.language for c in cases}) / max(1, len(cases))  # one case of one language, in the average
+    for _ in range(rounds):
+        moved = False
+        for parameter in PARAMETERS:
+            for value in parameter.grid:
+                if value == values[parameter.name]:
+                    continue
+                score = trial({**values, parameter.name: value}, parameter.name)
+                if score > best + min_gain * per_case:
+                    best, values, moved = score, {**values, parameter.name: value}, True
+                    best_trial = trials[-1]
+        if not moved:
+            break
+    return values, trials, best_trial
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
+    settings = Settings()
+    settings.context.budget_tokens = args.budget
+    settings.context.syntax_budget_ms = SYNTAX_BUDGET_MS
+    settings.completion.multiline = "never"
+    settings.index.workers = 1
+    cases = dev_cases(args.languages, args.cases, args.seed, args.eval_seed, args.eval_cases, settings)
+    start = {p.name: p.current() for p in PARAMETERS}
+    values, trials, best_trial = fit(cases, args.rounds, args.min_gain)
+    result = {
+        "benchmark": "value_fit",
+        "recorded_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                 text=True).stdout.strip(),
+        "command": "python -m benchmarks.value_fit " + " ".join(shlex.quote(a) for a in argv),
+        "dev_cases_per_language": args.cases, "seed": args.seed, "budget_tokens": args.budget,
+        "start": start, "fitted": values,
+        "changed": {k: [start[k], v] for k, v in values.items() if v != start[k]},
+        "objective_start": trials[0], "objective_fitted": best_trial,
+        "trials": trials,
+    }
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({k: result[k] for k in ("changed", "objective_start", "objective_fitted")}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
