@@ -4,8 +4,8 @@ Candidates, with fixed values above the scale of referenced definitions (see
 `pruning.candidates`): the enclosing function's header (3.0; an outer one 1.0), the enclosing
 class as a skeleton limited to the members used (2.0), the imports used near the cursor (1.5),
 all imports (0.25, or as the used imports' upgrade 0.25 more than they) and an outline of the
-top-level signatures (0.15). Only parts that lie before the first visible line are offered: what
-is inside the windows is already in the prompt.
+other top-level signatures (0.15). Only parts that lie before the first visible line are
+offered: what is inside the windows is already in the prompt.
 """
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ def ladder_pieces(root: object, source: bytes, path: str, syntax: Syntax, scopes
                 upgrade=every))
         elif every is not None:
             pieces.append(every)
-    outline = _outline(root, source, syntax, first_visible)
+    enclosing = {(scope.node.start_byte, scope.node.end_byte) for scope in scopes}  # type: ignore[attr-defined]
+    outline = _outline(root, source, syntax, first_visible, enclosing)
     if outline is not None:
         pieces.append(Piece(path, "<module>", "outline", outline[0], outline[1], outline[2],
                             "top-level signatures", OUTLINE_VALUE, True, "outline"))
@@ -68,7 +69,10 @@ def _lines_piece(path: str, symbol: str, reason: str, nodes: list, source: bytes
                  value, True, "lines")
 
 
-def _outline(root: object, source: bytes, syntax: Syntax, first_visible: int):
+def _outline(root: object, source: bytes, syntax: Syntax, first_visible: int,
+             enclosing: set[tuple[int, int]]):
+    """The top-level definitions before `first_visible`, one line each, but those `enclosing` the
+    cursor (byte ranges): the ladder shows their headers."""
     lines = []
     first = last = None
     for child in root.named_children:  # type: ignore[attr-defined]
@@ -77,7 +81,8 @@ def _outline(root: object, source: bytes, syntax: Syntax, first_visible: int):
         inner = child
         while inner.type in syntax.wrappers and inner.named_children:
             inner = inner.named_children[-1]
-        if inner.type not in syntax.scopes:
+        if inner.type not in syntax.scopes or {(child.start_byte, child.end_byte),
+                                                (inner.start_byte, inner.end_byte)} & enclosing:
             continue
         header = _first_line(source, child.start_byte, child.end_byte).rstrip()
         if inner is not child and header.lstrip().startswith("@"):
