@@ -143,6 +143,8 @@ def fit(cases: list[DevCase], rounds: int, min_gain: float) -> tuple[dict[str, f
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()  # the code this process runs: HEAD may move
     settings = Settings()
     settings.context.budget_tokens = args.budget
     settings.context.syntax_budget_ms = SYNTAX_BUDGET_MS
@@ -154,8 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "benchmark": "value_fit",
         "recorded_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-        "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                 text=True).stdout.strip(),
+        "commit": commit,
         "command": "python -m benchmarks.value_fit " + " ".join(shlex.quote(a) for a in argv),
         "dev_cases_per_language": args.cases, "seed": args.seed, "budget_tokens": args.budget,
         "start": start, "fitted": values,
