@@ -25,9 +25,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from benchmarks.fit.coverage import covers
-from benchmarks.fit.parameters import PARAMETERS, applied
+from benchmarks.fit.parameters import PARAMETERS, Parameter, applied
 from benchmarks.nextline import cases as case_lib
 from benchmarks.nextline import corpus, runner
 from benchmarks.nextline.settings import SYNTAX_BUDGET_MS, Workspace
@@ -105,15 +106,18 @@ def objective(shares: dict[str, float]) -> float:
     return statistics.fmean(shares.values())
 
 
-def fit(cases: list[DevCase], rounds: int, min_gain: float) -> tuple[dict[str, float], list[dict], dict]:
-    """The values found, every trial, and the trial of the values found."""
-    values = {p.name: p.current() for p in PARAMETERS}
+def fit(evaluate: Callable[[], dict[str, float]], rounds: int, min_gain: float,
+        parameters: tuple[Parameter, ...] = PARAMETERS) -> tuple[dict[str, float], list[dict], dict]:
+    """Coordinate ascent: `evaluate()` gives language -> share covered under the constants in
+    place; a value is kept when it raises their mean by more than `min_gain`. Returns the values
+    found, every trial, and the trial of the values found."""
+    values = {p.name: p.current() for p in parameters}
     trials: list[dict] = []
 
     def trial(candidate: dict[str, float], changed: str) -> float:
         started = time.perf_counter()
         with applied(candidate):
-            shares = covered_share(cases)
+            shares = evaluate()
         score = objective(shares)
         trials.append({"changed": changed, "value": candidate.get(changed), "objective": round(score, 4),
                        "per_language": {k: round(v, 4) for k, v in shares.items()},
@@ -124,15 +128,14 @@ def fit(cases: list[DevCase], rounds: int, min_gain: float) -> tuple[dict[str, f
 
     best = trial(values, "start")
     best_trial = trials[-1]
-    per_case = len({c.language for c in cases}) / max(1, len(cases))  # one case of one language, in the average
     for _ in range(rounds):
         moved = False
-        for parameter in PARAMETERS:
+        for parameter in parameters:
             for value in parameter.grid:
                 if value == values[parameter.name]:
                     continue
                 score = trial({**values, parameter.name: value}, parameter.name)
-                if score > best + min_gain * per_case:
+                if score > best + min_gain:
                     best, values, moved = score, {**values, parameter.name: value}, True
                     best_trial = trials[-1]
         if not moved:
@@ -152,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     settings.index.workers = 1
     cases = dev_cases(args.languages, args.cases, args.seed, args.eval_seed, args.eval_cases, settings)
     start = {p.name: p.current() for p in PARAMETERS}
-    values, trials, best_trial = fit(cases, args.rounds, args.min_gain)
+    values, trials, best_trial = fit(lambda: covered_share(cases), args.rounds, args.min_gain / args.cases)
     result = {
         "benchmark": "value_fit",
         "recorded_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),

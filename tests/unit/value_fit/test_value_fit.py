@@ -1,0 +1,63 @@
+"""The value-model fit (benchmarks/value_fit.py, benchmarks/fit/): the coverage objective, the
+constants a trial sets and restores, and the coordinate ascent."""
+
+import pytest
+
+from benchmarks.fit.coverage import covers, exact_given_covered
+from benchmarks.fit.parameters import PARAMETERS, Parameter, applied
+from benchmarks.value_fit import fit
+from inference.api import CompletionRequest, ContextSnippet
+import pruning.candidates as candidates
+import pruning.context as context
+
+
+def _request(prefix, suffix="", snippets=()):
+    return CompletionRequest(prefix=prefix, suffix=suffix,
+                             snippets=tuple(ContextSnippet("other.py", text) for text in snippets))
+
+
+def test_a_prompt_covers_a_line_when_every_identifier_is_in_it():
+    truth = "self._timeout = Timeout(timeout)"
+    assert not covers(_request("def f(self, timeout):\n    "), truth)  # `_timeout` and `Timeout` missing
+    assert covers(_request("def f(self, timeout):\n    ", "\n    self._timeout.check()",
+                           ["class Timeout:\n    ...\n"]), truth)
+    assert not covers(_request("TimeoutError = 1\n"), "Timeout")  # words, not substrings
+
+
+def test_exact_given_covered_splits_the_rows():
+    rows = [{"covered": True, "em": 100.0}, {"covered": True, "em": 0.0}, {"covered": False, "em": 0.0}]
+    assert exact_given_covered(rows) == {"covered": {"lines": 2, "exact": 0.5},
+                                         "uncovered": {"lines": 1, "exact": 0.0}}
+
+
+def test_a_trial_sets_every_module_that_holds_the_constant_and_restores_it():
+    before = (candidates.WINDOW_PREFIX_SHARE, context.WINDOW_PREFIX_SHARE, candidates.SIMILAR_SNIPPETS)
+    with pytest.raises(RuntimeError):
+        with applied({"WINDOW_PREFIX_SHARE": 0.25, "SIMILAR_SNIPPETS": 3.0}):
+            assert candidates.WINDOW_PREFIX_SHARE == context.WINDOW_PREFIX_SHARE == 0.25
+            assert candidates.SIMILAR_SNIPPETS == 3 and isinstance(candidates.SIMILAR_SNIPPETS, int)
+            raise RuntimeError("a trial that fails")
+    assert (candidates.WINDOW_PREFIX_SHARE, context.WINDOW_PREFIX_SHARE, candidates.SIMILAR_SNIPPETS) == before
+
+
+def test_every_parameter_names_a_constant_its_grid_can_hold():
+    for parameter in PARAMETERS:
+        assert parameter.grid == tuple(sorted(parameter.grid))
+        assert isinstance(parameter.current(), (int, float))
+
+
+def test_coordinate_ascent_keeps_a_value_only_when_it_gains_more_than_the_threshold():
+    window = Parameter("WINDOW_VALUE", ("pruning.candidates",), (2.0, 8.0, 16.0))
+    gain = Parameter("WINDOW_GAIN", ("pruning.candidates",), (1.0, 1.5, 2.5))
+
+    def evaluate():  # peaks at WINDOW_VALUE 16; WINDOW_GAIN 2.5 gains less than the threshold
+        score = {2.0: 0.5, 8.0: 0.6, 16.0: 0.7}[candidates.WINDOW_VALUE]
+        score += 0.001 if candidates.WINDOW_GAIN == 2.5 else 0.0
+        return {"python": score, "go": score}
+
+    start = (candidates.WINDOW_VALUE, candidates.WINDOW_GAIN)
+    assert start == (8.0, 1.5)
+    values, trials, best = fit(evaluate, rounds=2, min_gain=0.005, parameters=(window, gain))
+    assert values == {"WINDOW_VALUE": 16.0, "WINDOW_GAIN": 1.5}
+    assert best["objective"] == 0.7 and trials[0]["changed"] == "start"
+    assert (candidates.WINDOW_VALUE, candidates.WINDOW_GAIN) == start  # nothing left changed
