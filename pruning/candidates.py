@@ -20,7 +20,7 @@ Sources here (the scope ladder of the current file is `pruning.ladder`):
 
 Value model (documented because the packer trusts it): a referenced definition is worth
   use weight (call 1.0 > type 0.9 > attribute 0.8 > similar code 0.7 > identifier 0.6)
-  * proximity 1 / (1 + distance / 6) of its nearest use to the cursor line
+  * proximity 1 / (1 + distance / PROXIMITY_LINES) of its nearest use to the cursor line
   * specificity 1 / (number of definitions the name resolves to), x0.3 for names of <= 2 chars
   * tier (this file, bound by an import to a file it resolves to, or in the file's Go package 1.0;
     in an imported file 0.8; elsewhere 0.5); names bound to modules are not resolved themselves
@@ -40,6 +40,11 @@ fixed values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
 A similar window is worth `WINDOW_VALUE` times its similarity (about 0.02 per token at 0.5 for a
 20-line window: above most definitions' line forms, below the ladder's and the best uses').
+The constants `benchmarks/fit/parameters.py` lists (window, gain and proximity constants here;
+the ladder's values; `EXPECTED_VALUE`) hold the values `benchmarks/value_fit.py` fits on a dev
+set of masked lines: coordinate ascent over each one's grid, the objective being the share of
+dev lines whose prompt holds every identifier of the line. The use weights, tiers and
+centrality are not in the fit.
 Every definition starts as its line form (`snippets`: its header on one line); fuller renderings
 (a signature, then the whole body when short; a class's header with two used members, then its
 skeleton) are offered as a chain of upgrades that the packer applies with what budget is left.
