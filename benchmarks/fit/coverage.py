@@ -1,8 +1,9 @@
 """Whether a prompt holds the names of the line it should complete: the objective the value model
 is fitted on (`benchmarks.value_fit`).
 
-A masked line's words are its identifiers (`[A-Za-z_][A-Za-z_0-9]*`). A prompt covers the line
-when every one of them appears as a word in its prefix, suffix or snippets. A line whose names are
+A masked line's names are its identifiers (`[A-Za-z_][A-Za-z_0-9]*`) but the languages' keywords
+(`indexer.TEXT_KEYWORDS`: the model writes `return` or `catch` without being shown one). A prompt
+covers the line when every one of its names appears as a word in its prefix, suffix or snippets. A line whose names are
 all in the prompt is one the model can copy or compose; one whose names are missing needs a
 guess. `exact_given_covered` reads that link off a next-line run's rows: how often a setting's
 completion was exact when its prompt covered the line, and when it did not.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from indexer import TEXT_KEYWORDS
 from inference.api import CompletionRequest
 
 WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -26,8 +28,12 @@ def prompt_words(request: CompletionRequest) -> frozenset[str]:
         *(words(s.text) for s in request.snippets))
 
 
+def names(line: str) -> frozenset[str]:
+    return words(line) - TEXT_KEYWORDS
+
+
 def covers(request: CompletionRequest, truth: str) -> bool:
-    return words(truth) <= prompt_words(request)
+    return names(truth) <= prompt_words(request)
 
 
 def exact_given_covered(rows: list[dict]) -> dict[str, dict[str, float]]:

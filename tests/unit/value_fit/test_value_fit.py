@@ -22,6 +22,7 @@ def test_a_prompt_covers_a_line_when_every_identifier_is_in_it():
     assert covers(_request("def f(self, timeout):\n    ", "\n    self._timeout.check()",
                            ["class Timeout:\n    ...\n"]), truth)
     assert not covers(_request("TimeoutError = 1\n"), "Timeout")  # words, not substrings
+    assert covers(_request("let err = 1;\n"), "} catch (err) {")  # keywords need no showing
 
 
 def test_exact_given_covered_splits_the_rows():
