@@ -31,9 +31,9 @@ from benchmarks.fit.coverage import covers
 from benchmarks.fit.parameters import PARAMETERS, Parameter, applied
 from benchmarks.nextline import cases as case_lib
 from benchmarks.nextline import corpus, runner
-from benchmarks.nextline.settings import SYNTAX_BUDGET_MS, Workspace
+from benchmarks.nextline.settings import SYNTAX_BUDGET_MS, Workspace, arbor_context
 from lsp_server.config import Settings
-from lsp_server.pipeline import language_id_for
+from lsp_server.prompt_request import request_from_parts
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,23 +83,10 @@ def covered_share(cases: list[DevCase]) -> dict[str, float]:
     """language -> share of its cases whose arbor prompt covers the masked line."""
     hits: dict[str, list[bool]] = {}
     for case in cases:
-        ws, path, masked = case.workspace, str(case.path), case.masked
-        language = language_id_for(path)
-        ws.index.did_open(path, masked.text, language)
-        ws.index.flush(path)
-        try:
-            parts = ws.arbor.build_context(path, masked.text, masked.offset, language=language)
-        finally:
-            ws.index.did_close(path)
-        request = _request(parts, ws)
-        hits.setdefault(case.language, []).append(covers(request, masked.truth))
+        parts = arbor_context(case.workspace, case.path, case.masked)
+        request = request_from_parts(parts, multiline=False, max_tokens=48, repo_name=case.workspace.root.name)
+        hits.setdefault(case.language, []).append(covers(request, case.masked.truth))
     return {language: sum(h) / len(h) for language, h in hits.items()}
-
-
-def _request(parts, ws: Workspace):
-    from lsp_server.prompt_request import request_from_parts
-
-    return request_from_parts(parts, multiline=False, max_tokens=48, repo_name=ws.root.name)
 
 
 def objective(shares: dict[str, float]) -> float:

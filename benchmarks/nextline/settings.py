@@ -67,13 +67,8 @@ def requests(ws: Workspace, path: Path, masked: Masked, *,
     out: dict[str, tuple[CompletionRequest, PromptParts]] = {}
     plain = ws.infile.build_context(str(path), masked.text, masked.offset, language=language)
     out["infile"] = (request_from_parts(plain, multiline=False, max_tokens=max_tokens, repo_name=repo), plain)
-    ws.index.did_open(str(path), masked.text, language)
-    ws.index.flush(str(path))
-    try:
-        parts = ws.arbor.build_context(str(path), masked.text, masked.offset, language=language)
-        covered = ws.jaccard.covered(str(path), masked.text, masked.offset, budget)
-    finally:
-        ws.index.did_close(str(path))
+    parts = arbor_context(ws, path, masked)
+    covered = ws.jaccard.covered(str(path), masked.text, masked.offset, budget)  # never reads `path`
     out["arbor"] = (request_from_parts(parts, multiline=False, max_tokens=max_tokens, repo_name=repo), parts)
     # the windows the baseline's retrieval left room for (`JaccardWindows.covered`), not in-file's
     # grown ones: the baseline's prompt stays within the same budget
@@ -83,6 +78,17 @@ def requests(ws: Workspace, path: Path, masked: Masked, *,
     baseline = request_from_parts(windows, multiline=False, max_tokens=max_tokens, repo_name=repo)
     out["jaccard"] = (dataclasses.replace(baseline, snippets=window_snippets(ws, covered)), windows)
     return out
+
+
+def arbor_context(ws: Workspace, path: Path, masked: Masked) -> PromptParts:
+    """Arbor's context for the masked buffer, opened in the index while it is built."""
+    language = language_id_for(str(path))
+    ws.index.did_open(str(path), masked.text, language)
+    ws.index.flush(str(path))
+    try:
+        return ws.arbor.build_context(str(path), masked.text, masked.offset, language=language)
+    finally:
+        ws.index.did_close(str(path))
 
 
 def window_snippets(ws: Workspace, covered: set[tuple[str, int]]) -> tuple[ContextSnippet, ...]:
