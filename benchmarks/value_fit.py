@@ -4,13 +4,13 @@ The dev set is the next-line benchmark's kind of case (benchmarks/nextline/cases
 line masked, the rest of the file kept) from the same libraries, drawn with another seed
 (`--seed`) and never a line the benchmark's own plan (`--eval-seed`, `--eval-cases`) draws. Each
 case's arbor context is built as the next-line benchmark builds it, and the objective is the
-share of cases whose prompt covers every identifier of the masked line
+share of cases whose prompt covers every name of the masked line
 (`benchmarks.fit.coverage`), averaged over the languages so each weighs the same.
 
 The fit is coordinate ascent over `benchmarks.fit.parameters.PARAMETERS`, from the constants as
-they are: each round tries every value of each parameter's grid with the others held and keeps
-the best when it beats the current objective by more than `--min-gain` cases in the average.
-No model is called; a trial builds every case's context once. The output JSON holds the values
+they are (`benchmarks.fit.ascent`): each round tries every value of each parameter's grid with
+the others held, and keeps a change only when a sign test over the lines it changes gives
+p < `--alpha` and the objective rises. No model is called; a trial builds every case's context once. The output JSON holds the values
 found, the objective before and after per language, and every trial.
 """
 
@@ -19,16 +19,15 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-import statistics
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from benchmarks.fit.coverage import covers
-from benchmarks.fit.parameters import PARAMETERS, Parameter, applied
+from benchmarks.fit.ascent import Outcomes, fit
+from benchmarks.fit.parameters import PARAMETERS
 from benchmarks.nextline import cases as case_lib
 from benchmarks.nextline import corpus, runner
 from benchmarks.nextline.settings import SYNTAX_BUDGET_MS, Workspace, arbor_context
@@ -55,7 +54,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--eval-cases", type=int, default=100)
     p.add_argument("--budget", type=int, default=1024)
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--min-gain", type=float, default=0.5, help="cases per language a change must add")
+    p.add_argument("--alpha", type=float, default=0.05, help="a change is kept when a sign test gives p below this")
     p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "value-fit.json"))
     return p.parse_args(argv)
 
@@ -79,55 +78,14 @@ def dev_cases(languages: list[str], count: int, seed: int, eval_seed: int, eval_
     return out
 
 
-def covered_share(cases: list[DevCase]) -> dict[str, float]:
-    """language -> share of its cases whose arbor prompt covers the masked line."""
-    hits: dict[str, list[bool]] = {}
+def covered(cases: list[DevCase]) -> Outcomes:
+    """language -> for each of its cases, whether its arbor prompt covers the masked line."""
+    out: Outcomes = {}
     for case in cases:
         parts = arbor_context(case.workspace, case.path, case.masked)
         request = request_from_parts(parts, multiline=False, max_tokens=48, repo_name=case.workspace.root.name)
-        hits.setdefault(case.language, []).append(covers(request, case.masked.truth))
-    return {language: sum(h) / len(h) for language, h in hits.items()}
-
-
-def objective(shares: dict[str, float]) -> float:
-    return statistics.fmean(shares.values())
-
-
-def fit(evaluate: Callable[[], dict[str, float]], rounds: int, min_gain: float,
-        parameters: tuple[Parameter, ...] = PARAMETERS) -> tuple[dict[str, float], list[dict], dict]:
-    """Coordinate ascent: `evaluate()` gives language -> share covered under the constants in
-    place; a value is kept when it raises their mean by more than `min_gain`. Returns the values
-    found, every trial, and the trial of the values found."""
-    values = {p.name: p.current() for p in parameters}
-    trials: list[dict] = []
-
-    def trial(candidate: dict[str, float], changed: str) -> float:
-        started = time.perf_counter()
-        with applied(candidate):
-            shares = evaluate()
-        score = objective(shares)
-        trials.append({"changed": changed, "value": candidate.get(changed), "objective": round(score, 4),
-                       "per_language": {k: round(v, 4) for k, v in shares.items()},
-                       "seconds": round(time.perf_counter() - started, 1)})
-        print(f"{changed:26} {candidate.get(changed)!s:6} {score:.4f} "
-              + " ".join(f"{k}={v:.3f}" for k, v in shares.items()), file=sys.stderr, flush=True)
-        return score
-
-    best = trial(values, "start")
-    best_trial = trials[-1]
-    for _ in range(rounds):
-        moved = False
-        for parameter in parameters:
-            for value in parameter.grid:
-                if value == values[parameter.name]:
-                    continue
-                score = trial({**values, parameter.name: value}, parameter.name)
-                if score > best + min_gain:
-                    best, values, moved = score, {**values, parameter.name: value}, True
-                    best_trial = trials[-1]
-        if not moved:
-            break
-    return values, trials, best_trial
+        out.setdefault(case.language, []).append(covers(request, case.masked.truth))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -142,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     settings.index.workers = 1
     cases = dev_cases(args.languages, args.cases, args.seed, args.eval_seed, args.eval_cases, settings)
     start = {p.name: p.current() for p in PARAMETERS}
-    values, trials, best_trial = fit(lambda: covered_share(cases), args.rounds, args.min_gain / args.cases)
+    values, trials, best_trial = fit(lambda: covered(cases), args.rounds, args.alpha)
     result = {
         "benchmark": "value_fit",
         "recorded_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),

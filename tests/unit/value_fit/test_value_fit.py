@@ -5,7 +5,7 @@ import pytest
 
 from benchmarks.fit.coverage import covers, exact_given_covered
 from benchmarks.fit.parameters import PARAMETERS, Parameter, applied
-from benchmarks.value_fit import fit
+from benchmarks.fit.ascent import fit, sign_test
 from inference.api import CompletionRequest, ContextSnippet
 import pruning.candidates as candidates
 import pruning.context as context
@@ -47,18 +47,25 @@ def test_every_parameter_names_a_constant_its_grid_can_hold():
         assert isinstance(parameter.current(), (int, float))
 
 
-def test_coordinate_ascent_keeps_a_value_only_when_it_gains_more_than_the_threshold():
+def test_the_sign_test_is_a_fair_coins_tail():
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(3, 1) == 5 / 16
+    assert sign_test(5, 0) == 1 / 32
+
+
+def test_coordinate_ascent_keeps_a_change_only_when_the_lines_it_changes_say_so():
     window = Parameter("WINDOW_VALUE", ("pruning.candidates",), (2.0, 8.0, 16.0))
     gain = Parameter("WINDOW_GAIN", ("pruning.candidates",), (1.0, 1.5, 2.5))
 
-    def evaluate():  # peaks at WINDOW_VALUE 16; WINDOW_GAIN 2.5 gains less than the threshold
-        score = {2.0: 0.5, 8.0: 0.6, 16.0: 0.7}[candidates.WINDOW_VALUE]
-        score += 0.001 if candidates.WINDOW_GAIN == 2.5 else 0.0
-        return {"python": score, "go": score}
+    def evaluate():  # 40 lines: WINDOW_VALUE 16 covers 8 more; WINDOW_GAIN 2.5 two more (chance)
+        covered = {2.0: 16, 8.0: 20, 16.0: 28}[candidates.WINDOW_VALUE]
+        covered += 2 if candidates.WINDOW_GAIN == 2.5 else 0
+        return {"python": [i < covered for i in range(40)]}
 
     start = (candidates.WINDOW_VALUE, candidates.WINDOW_GAIN)
     assert start == (8.0, 1.5)
-    values, trials, best = fit(evaluate, rounds=2, min_gain=0.005, parameters=(window, gain))
+    values, trials, kept = fit(evaluate, rounds=2, alpha=0.05, parameters=(window, gain))
     assert values == {"WINDOW_VALUE": 16.0, "WINDOW_GAIN": 1.5}
-    assert best["objective"] == 0.7 and trials[0]["changed"] == "start"
+    assert kept["objective"] == 0.7 and (kept["gained"], kept["lost"]) == (8, 0)
+    assert [t for t in trials if t["changed"] == "WINDOW_GAIN" and t["value"] == 2.5][0]["p"] == 0.25
     assert (candidates.WINDOW_VALUE, candidates.WINDOW_GAIN) == start  # nothing left changed
