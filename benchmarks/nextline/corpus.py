@@ -2,8 +2,9 @@
 
 - Python: `click==8.1.7` (the typing corpus's wheel) and the `httpx` package installed in this
   project's virtual environment (a pure-Python wheel from PyPI);
-- TypeScript: `rxjs@7.8.1` (`npm pack`, its `src/` of `.ts` files) and `@azure/msal-common`'s `src/`
-  as `npm install` put it under editors/vscode/node_modules (it ships its TypeScript sources);
+- TypeScript: `rxjs@7.8.1` and `@azure/msal-common@16.17.0` (`npm pack`, their `src/` of `.ts`
+  files; msal-common ships its TypeScript sources), in the typing corpus's cache directory, where
+  no `npm ci` of the project removes them during a run;
 - Go: Debian's `golang-github-spf13-pflag-dev` and `golang-github-spf13-cobra-dev` (apt), sources
   under /usr/share/gocode.
 Every tree is read, never written. Source files exclude tests, declaration files and generated
@@ -12,16 +13,15 @@ directories, in the typing corpus's rules (`benchmarks.typing.corpus.source_file
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from benchmarks.typing import corpus as typing_corpus
-from benchmarks.typing.corpus import Package, cache_dir, source_files
+from benchmarks.typing.corpus import Package, cache_dir, npm_package, source_files
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / ".venv" / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
-MSAL = ROOT / "editors" / "vscode" / "node_modules" / "@azure" / "msal-common"
+MSAL_VERSION = "16.17.0"
 COBRA_PACKAGE = "golang-github-spf13-cobra-dev"
 COBRA_ROOT = Path("/usr/share/gocode/src/github.com/spf13/cobra")
 
@@ -38,11 +38,7 @@ def _httpx() -> Package:
 
 
 def _msal() -> Package:
-    root = MSAL / "src"
-    if not root.is_dir():
-        raise RuntimeError(f"{root} is missing (npm install in editors/vscode)")
-    version = json.loads((MSAL / "package.json").read_text(encoding="utf-8")).get("version", "?")
-    return Package("typescript", f"npm:@azure/msal-common@{version} (src/*.ts)", root)
+    return npm_package(cache_dir(), "typescript", "@azure/msal-common", MSAL_VERSION, "src")
 
 
 def _cobra() -> Package:
