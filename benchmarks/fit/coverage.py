@@ -3,20 +3,16 @@ is fitted on (`benchmarks.value_fit`).
 
 A masked line's names are its identifiers (`[A-Za-z_][A-Za-z_0-9]*`) but the languages' keywords
 (`indexer.TEXT_KEYWORDS`: the model writes `return` or `catch` without being shown one). A prompt
-covers the line when every one of its names appears as a word in its prefix, suffix or snippets. A line whose names are
-all in the prompt is one the model can copy or compose; one whose names are missing needs a
-guess. `exact_given_covered` reads that link off a next-line run's rows: how often a setting's
-completion was exact when its prompt covered the line, and when it did not.
+covers the line when every one of its names appears as a word in its prefix, suffix or
+snippets. A line whose names are all in the prompt is one the model can copy or compose; one
+whose names are missing needs a guess.
 """
 
 from __future__ import annotations
 
-import re
-
+from benchmarks.context.recall import WORD
 from indexer import TEXT_KEYWORDS
 from inference.api import CompletionRequest
-
-WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
 def words(text: str) -> frozenset[str]:
@@ -34,13 +30,3 @@ def names(line: str) -> frozenset[str]:
 
 def covers(request: CompletionRequest, truth: str) -> bool:
     return names(truth) <= prompt_words(request)
-
-
-def exact_given_covered(rows: list[dict]) -> dict[str, dict[str, float]]:
-    """Rows with `covered` (bool) and `em` (0 or 100): exact-match rate among covered and
-    uncovered lines."""
-    out: dict[str, dict[str, float]] = {}
-    for key, flag in (("covered", True), ("uncovered", False)):
-        ems = [r["em"] for r in rows if r["covered"] is flag]
-        out[key] = {"lines": len(ems), "exact": round(sum(ems) / 100.0 / len(ems), 3) if ems else 0.0}
-    return out

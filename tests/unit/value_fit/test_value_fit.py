@@ -3,7 +3,7 @@ constants a trial sets and restores, and the coordinate ascent."""
 
 import pytest
 
-from benchmarks.fit.coverage import covers, exact_given_covered
+from benchmarks.fit.coverage import covers
 from benchmarks.fit.parameters import PARAMETERS, Parameter, applied
 from benchmarks.fit.ascent import fit, sign_test
 from inference.api import CompletionRequest, ContextSnippet
@@ -23,12 +23,6 @@ def test_a_prompt_covers_a_line_when_every_identifier_is_in_it():
                            ["class Timeout:\n    ...\n"]), truth)
     assert not covers(_request("TimeoutError = 1\n"), "Timeout")  # words, not substrings
     assert covers(_request("let err = 1;\n"), "} catch (err) {")  # keywords need no showing
-
-
-def test_exact_given_covered_splits_the_rows():
-    rows = [{"covered": True, "em": 100.0}, {"covered": True, "em": 0.0}, {"covered": False, "em": 0.0}]
-    assert exact_given_covered(rows) == {"covered": {"lines": 2, "exact": 0.5},
-                                         "uncovered": {"lines": 1, "exact": 0.0}}
 
 
 def test_a_trial_sets_every_module_that_holds_the_constant_and_restores_it():
