@@ -12,11 +12,19 @@ they are (`benchmarks.fit.ascent`): each round tries every value of each paramet
 the others held, and keeps a change only when a sign test over the lines it changes gives
 p < `--alpha` and the objective rises. No model is called; a trial builds every case's context once. The output JSON holds the values
 found, the objective before and after per language, and every trial.
+
+With `--compare`, there is no ascent: each variant given (`NAME=VALUE[,NAME=VALUE...]`) is scored
+against the values in the code on the same dev lines, by coverage or, with `--objective exact`,
+by the default model's exact match (`benchmarks.fit.exact`: one model call per distinct prompt;
+`--baseline` scores the Jaccard-window baseline's prompts too). The output JSON holds each
+variant's share per language and the lines it gains and loses against the code's values, with
+the sign test's p.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import shlex
 import subprocess
@@ -26,8 +34,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.fit.coverage import covers
-from benchmarks.fit.ascent import Outcomes, fit
-from benchmarks.fit.parameters import PARAMETERS
+from benchmarks.fit.ascent import Outcomes, changed_lines, fit, sign_test
+from benchmarks.fit.exact import exact_outcomes
+from benchmarks.fit.parameters import PARAMETERS, applied, by_name
 from benchmarks.nextline import cases as case_lib
 from benchmarks.nextline import corpus, runner
 from benchmarks.nextline.settings import SYNTAX_BUDGET_MS, Workspace, arbor_context
@@ -55,8 +64,40 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--budget", type=int, default=1024)
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--alpha", type=float, default=0.05, help="a change is kept when a sign test gives p below this")
-    p.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "value-fit.json"))
-    return p.parse_args(argv)
+    p.add_argument("--compare", action="append", default=[], metavar="NAME=VALUE[,NAME=VALUE]",
+                   help="score this variant against the code's values instead of fitting (repeatable)")
+    p.add_argument("--objective", choices=("covered", "exact"), default="covered",
+                   help="with --compare: prompts that cover the line, or the model's exact completions")
+    p.add_argument("--baseline", action="store_true", help="with --objective exact: score the Jaccard baseline too")
+    p.add_argument("--model", default="", help="embedded model name or path ('' = the default model)")
+    p.add_argument("--family", default="qwen2.5-coder")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--python-backend", default="", help="module:Class of a python-kind backend (tests)")
+    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--out", default="", help="default: results/value-fit.json, with --compare results/value-compare.json")
+    args = p.parse_args(argv)
+    args.out = args.out or str(ROOT / "benchmarks" / "results" / ("value-compare.json" if args.compare else "value-fit.json"))
+    args.max_tokens = 48
+    if (args.objective == "exact" or args.baseline) and not args.compare:
+        p.error("--objective exact and --baseline need --compare")
+    args.variants = {"code": {}} | {text: parse_variant(p, text) for text in args.compare}
+    return args
+
+
+def parse_variant(parser: argparse.ArgumentParser, text: str) -> dict[str, float]:
+    """`NAME=VALUE[,NAME=VALUE...]` as parameter name -> value; a name that is no fitted
+    parameter is an error."""
+    known = by_name()
+    values = {}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        if name.strip() not in known:
+            parser.error(f"--compare: {name.strip()!r} is not one of {', '.join(known)}")
+        try:
+            values[name.strip()] = float(value)
+        except ValueError:
+            parser.error(f"--compare: {item!r} needs a number after '='")
+    return values
 
 
 def dev_cases(languages: list[str], count: int, seed: int, eval_seed: int, eval_count: int,
@@ -88,6 +129,50 @@ def covered(cases: list[DevCase]) -> Outcomes:
     return out
 
 
+def compared(outcomes: dict[str, Outcomes]) -> dict[str, dict]:
+    """Each variant's share per language and, against the code's values (`"code"`), the lines it
+    gains and loses with the sign test's p of its gains."""
+    reference = outcomes["code"]
+    out = {}
+    for label, got in outcomes.items():
+        row: dict = {"per_language": {k: round(sum(o) / len(o), 4) for k, o in got.items()},
+                     "lines": {k: sum(o) for k, o in got.items()}}
+        if label != "code":
+            gained, lost = changed_lines(reference, got)
+            row.update(gained=gained, lost=lost, p=round(sign_test(gained, lost), 4))
+        out[label] = row
+    return out
+
+
+async def _exact(args, cases: list[DevCase]) -> tuple[dict[str, Outcomes], int]:
+    from benchmarks.nextline_bench import backend_spec
+    from inference.router import Router
+    from inference.routing import RouteSettings
+
+    router = Router([backend_spec(args)], route=RouteSettings(single_deadline_ms=600_000, multi_deadline_ms=600_000))
+    problems = router.problems or await router.wait_loaded()
+    if problems:
+        raise SystemExit("backend unusable: " + "; ".join(problems))
+    try:
+        return await exact_outcomes(router, cases, args.variants, baseline=args.baseline, quiet=args.quiet)
+    finally:
+        await router.aclose()
+
+
+def comparison(args, cases: list[DevCase]) -> dict:
+    """The `--compare` part of the output (see the module docstring)."""
+    calls = None
+    if args.objective == "exact":
+        outcomes, calls = asyncio.run(_exact(args, cases))
+    else:
+        outcomes = {}
+        for label, values in args.variants.items():
+            with applied(values):
+                outcomes[label] = covered(cases)
+    return {"objective": args.objective, "variants": {k: v for k, v in args.variants.items() if v},
+            "model_calls": calls, "compared": compared(outcomes)}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
@@ -99,14 +184,21 @@ def main(argv: list[str] | None = None) -> int:
     settings.completion.multiline = "never"
     settings.index.workers = 1
     cases = dev_cases(args.languages, args.cases, args.seed, args.eval_seed, args.eval_cases, settings)
+
+    def header() -> dict:
+        return {"benchmark": "value_fit", "recorded_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+                "commit": commit, "command": "python -m benchmarks.value_fit " + " ".join(shlex.quote(a) for a in argv),
+                "dev_cases_per_language": args.cases, "seed": args.seed, "budget_tokens": args.budget}
+
+    if args.compare:
+        outcome = comparison(args, cases)
+        result = header() | outcome
+        Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps(result["compared"], indent=1))
+        return 0
     start = {p.name: p.current() for p in PARAMETERS}
     values, trials, best_trial = fit(lambda: covered(cases), args.rounds, args.alpha)
-    result = {
-        "benchmark": "value_fit",
-        "recorded_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-        "commit": commit,
-        "command": "python -m benchmarks.value_fit " + " ".join(shlex.quote(a) for a in argv),
-        "dev_cases_per_language": args.cases, "seed": args.seed, "budget_tokens": args.budget,
+    result = header() | {
         "start": start, "fitted": values,
         "changed": {k: [start[k], v] for k, v in values.items() if v != start[k]},
         "objective_start": trials[0], "objective_fitted": best_trial,
