@@ -18,7 +18,7 @@ against the values in the code on the same dev lines, by coverage or, with `--ob
 by the default model's exact match (`benchmarks.fit.exact`: one model call per distinct prompt;
 `--baseline` scores the Jaccard-window baseline's prompts too). The output JSON holds each
 variant's share per language and the lines it gains and loses against the code's values, with
-the sign test's p.
+the sign test's p; with `--objective exact`, each case's line and the variants exact on it.
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def compared(outcomes: dict[str, Outcomes]) -> dict[str, dict]:
     return out
 
 
-async def _exact(args, cases: list[DevCase]) -> tuple[dict[str, Outcomes], int]:
+async def _exact(args, cases: list[DevCase]) -> tuple[dict[str, Outcomes], list[dict]]:
     from benchmarks.nextline_bench import backend_spec
     from inference.router import Router
     from inference.routing import RouteSettings
@@ -161,16 +161,17 @@ async def _exact(args, cases: list[DevCase]) -> tuple[dict[str, Outcomes], int]:
 
 def comparison(args, cases: list[DevCase]) -> dict:
     """The `--compare` part of the output (see the module docstring)."""
-    calls = None
+    rows = None
     if args.objective == "exact":
-        outcomes, calls = asyncio.run(_exact(args, cases))
+        outcomes, rows = asyncio.run(_exact(args, cases))
     else:
         outcomes = {}
         for label, values in args.variants.items():
             with applied(values):
                 outcomes[label] = covered(cases)
     return {"objective": args.objective, "variants": {k: v for k, v in args.variants.items() if v},
-            "model_calls": calls, "compared": compared(outcomes)}
+            "model_calls": sum(r["calls"] for r in rows) if rows is not None else None,
+            "compared": compared(outcomes), "cases": rows}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,13 +37,13 @@ def prompt_key(request) -> tuple:
 
 
 async def exact_outcomes(router: Completer, cases: list, variants: dict[str, dict[str, float]], *,
-                         baseline: bool = False, quiet: bool = True) -> tuple[dict[str, dict[str, list[bool]]], int]:
-    """label -> language -> per case (in order) whether the completion is exact; and the number
-    of model calls made."""
+                         baseline: bool = False, quiet: bool = True) -> tuple[dict[str, dict[str, list[bool]]], list[dict]]:
+    """label -> language -> per case (in order) whether the completion is exact; and per case,
+    where its line is and which labels completed it exactly, with the model calls it took."""
     out: dict[str, dict[str, list[bool]]] = {label: {} for label in variants}
     if baseline:
         out[BASELINE] = {}
-    calls = 0
+    rows = []
     for i, case in enumerate(cases, 1):
         shown = {}
         for label, values in variants.items():
@@ -58,12 +58,14 @@ async def exact_outcomes(router: Completer, cases: list, variants: dict[str, dic
             key = prompt_key(request)
             if key not in answers:
                 answers[key] = (await router.complete(request)).text
-                calls += 1
             post = postprocess(answers[key], prefix=parts.prefix, suffix=parts.suffix, language=parts.language,
                                multiline_mode="never", multiline=False, max_tokens=MAX_TOKENS)
             out[label].setdefault(case.language, []).append(score(post, case.masked.truth)["em"] == 100.0)
+        rows.append({"language": case.language, "path": str(case.path.relative_to(case.workspace.root)),
+                     "line": case.masked.text.count("\n", 0, case.masked.offset) + 1, "truth": case.masked.truth,
+                     "exact": sorted(label for label in out if out[label][case.language][-1]), "calls": len(answers)})
         if not quiet:
             marks = " ".join(f"{label}={int(out[label][case.language][-1])}" for label in out)
             print(f"[{i}/{len(cases)}] {case.language:10} {len(answers)} prompts {marks} "
                   f"truth={case.masked.truth[:40]!r}", file=sys.stderr, flush=True)
-    return out, calls
+    return out, rows

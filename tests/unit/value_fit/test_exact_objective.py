@@ -51,10 +51,12 @@ def test_each_variant_is_scored_under_its_own_constants_with_one_call_per_distin
     monkeypatch.setattr(exact, "arbor_context", _parts_for_window_value)
     router = ScriptedRouter()
     variants = {"code": {}, "same": {"WINDOW_VALUE": 8.0}, "more": {"WINDOW_VALUE": 16.0}}
-    outcomes, calls = asyncio.run(exact.exact_outcomes(router, _cases(3), variants))
+    outcomes, rows = asyncio.run(exact.exact_outcomes(router, _cases(3), variants))
     assert outcomes["code"] == {"python": [False] * 3} and outcomes["same"] == outcomes["code"]
     assert outcomes["more"] == {"python": [True] * 3}
-    assert calls == len(router.prompts) == 6  # "same" shows what "code" shows: no call of its own
+    assert len(router.prompts) == 6 and [r["calls"] for r in rows] == [2, 2, 2]  # "same" shows what "code" shows
+    assert rows[1] == {"language": "python", "path": "m1.py", "line": 1, "truth": "line_1()", "exact": ["more"],
+                       "calls": 2}
     assert candidates.WINDOW_VALUE == 8.0  # nothing left changed
 
 
