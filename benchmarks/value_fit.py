@@ -35,7 +35,7 @@ from pathlib import Path
 
 from benchmarks.fit.coverage import covers
 from benchmarks.fit.ascent import Outcomes, changed_lines, fit, sign_test
-from benchmarks.fit.exact import exact_outcomes
+from benchmarks.fit.exact import MAX_TOKENS, exact_outcomes
 from benchmarks.fit.parameters import PARAMETERS, applied, by_name
 from benchmarks.nextline import cases as case_lib
 from benchmarks.nextline import corpus, runner
@@ -77,9 +77,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--out", default="", help="default: results/value-fit.json, with --compare results/value-compare.json")
     args = p.parse_args(argv)
     args.out = args.out or str(ROOT / "benchmarks" / "results" / ("value-compare.json" if args.compare else "value-fit.json"))
-    args.max_tokens = 48
-    if (args.objective == "exact" or args.baseline) and not args.compare:
-        p.error("--objective exact and --baseline need --compare")
+    args.max_tokens = MAX_TOKENS  # read by nextline_bench's backend_spec
+    if args.objective == "exact" and not args.compare:
+        p.error("--objective exact needs --compare")
+    if args.baseline and args.objective != "exact":
+        p.error("--baseline needs --objective exact")
     args.variants = {"code": {}} | {text: parse_variant(p, text) for text in args.compare}
     return args
 
@@ -124,7 +126,7 @@ def covered(cases: list[DevCase]) -> Outcomes:
     out: Outcomes = {}
     for case in cases:
         parts = arbor_context(case.workspace, case.path, case.masked)
-        request = request_from_parts(parts, multiline=False, max_tokens=48, repo_name=case.workspace.root.name)
+        request = request_from_parts(parts, multiline=False, max_tokens=MAX_TOKENS, repo_name=case.workspace.root.name)
         out.setdefault(case.language, []).append(covers(request, case.masked.truth))
     return out
 

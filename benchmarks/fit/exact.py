@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Protocol
 
-from benchmarks.nextline.settings import arbor_context, requests
+from benchmarks.nextline.settings import arbor_context, jaccard_request
 from benchmarks.nextline.stats import score
 from lsp_server.prompt_request import request_from_parts
 from pruning.postprocess import postprocess
@@ -24,7 +24,7 @@ from pruning.postprocess import postprocess
 from .parameters import applied
 
 BASELINE = "jaccard"
-MAX_TOKENS = 48
+MAX_TOKENS = 48  # as nextline_bench's default: a single line
 
 
 class Completer(Protocol):
@@ -52,7 +52,7 @@ async def exact_outcomes(router: Completer, cases: list, variants: dict[str, dic
             shown[label] = (request_from_parts(parts, multiline=False, max_tokens=MAX_TOKENS,
                                                repo_name=case.workspace.root.name), parts)
         if baseline:
-            shown[BASELINE] = requests(case.workspace, case.path, case.masked, max_tokens=MAX_TOKENS)[BASELINE]
+            shown[BASELINE] = jaccard_request(case.workspace, case.path, case.masked, max_tokens=MAX_TOKENS)
         answers: dict[tuple, str] = {}
         for label, (request, parts) in shown.items():
             key = prompt_key(request)

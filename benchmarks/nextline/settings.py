@@ -62,22 +62,31 @@ def requests(ws: Workspace, path: Path, masked: Masked, *,
              max_tokens: int) -> dict[str, tuple[CompletionRequest, PromptParts]]:
     """setting -> (request, the parts its prefix and suffix came from)."""
     language = language_id_for(str(path))
-    budget = ws.settings.context.budget_tokens
     repo = ws.root.name
     out: dict[str, tuple[CompletionRequest, PromptParts]] = {}
     plain = ws.infile.build_context(str(path), masked.text, masked.offset, language=language)
     out["infile"] = (request_from_parts(plain, multiline=False, max_tokens=max_tokens, repo_name=repo), plain)
     parts = arbor_context(ws, path, masked)
-    covered = ws.jaccard.covered(str(path), masked.text, masked.offset, budget)  # never reads `path`
     out["arbor"] = (request_from_parts(parts, multiline=False, max_tokens=max_tokens, repo_name=repo), parts)
+    out["jaccard"] = jaccard_request(ws, path, masked, max_tokens=max_tokens, plain=plain)
+    return out
+
+
+def jaccard_request(ws: Workspace, path: Path, masked: Masked, *, max_tokens: int,
+                    plain: PromptParts | None = None) -> tuple[CompletionRequest, PromptParts]:
+    """The baseline's request and the parts its windows came from; `plain` is the in-file
+    context of the masked buffer when already built."""
+    budget = ws.settings.context.budget_tokens
+    if plain is None:
+        plain = ws.infile.build_context(str(path), masked.text, masked.offset, language=language_id_for(str(path)))
+    covered = ws.jaccard.covered(str(path), masked.text, masked.offset, budget)  # never reads `path`
     # the windows the baseline's retrieval left room for (`JaccardWindows.covered`), not in-file's
     # grown ones: the baseline's prompt stays within the same budget
     windows = dataclasses.replace(
         plain, prefix=prefix_window(masked.text[:masked.offset], int(budget * JACCARD_PREFIX_SHARE)).text,
         suffix=suffix_window(masked.text[masked.offset:], int(budget * JACCARD_SUFFIX_SHARE)).text)
-    baseline = request_from_parts(windows, multiline=False, max_tokens=max_tokens, repo_name=repo)
-    out["jaccard"] = (dataclasses.replace(baseline, snippets=window_snippets(ws, covered)), windows)
-    return out
+    baseline = request_from_parts(windows, multiline=False, max_tokens=max_tokens, repo_name=ws.root.name)
+    return dataclasses.replace(baseline, snippets=window_snippets(ws, covered)), windows
 
 
 def arbor_context(ws: Workspace, path: Path, masked: Masked) -> PromptParts:

@@ -71,6 +71,7 @@ def test_a_variant_names_fitted_constants_only():
     args = value_fit.parse_args(["--compare", "WINDOW_VALUE=16,SIMILAR_SNIPPETS=3", "--objective", "exact"])
     assert args.variants == {"code": {}, "WINDOW_VALUE=16,SIMILAR_SNIPPETS=3": {"WINDOW_VALUE": 16.0, "SIMILAR_SNIPPETS": 3.0}}
     assert args.out.endswith("value-compare.json")
-    for bad in (["--compare", "NOT_A_CONSTANT=1"], ["--compare", "WINDOW_VALUE=x"], ["--objective", "exact"]):
+    for bad in (["--compare", "NOT_A_CONSTANT=1"], ["--compare", "WINDOW_VALUE=x"], ["--objective", "exact"],
+                ["--compare", "WINDOW_VALUE=16", "--baseline"]):
         with pytest.raises(SystemExit):
             value_fit.parse_args(bad)
