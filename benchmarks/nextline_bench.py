@@ -28,8 +28,10 @@ import shlex
 import subprocess
 import sys
 import time
+from contextlib import asynccontextmanager
 from dataclasses import asdict
 from pathlib import Path
+from typing import AsyncIterator
 
 from benchmarks.nextline import corpus, report, runner
 from benchmarks.nextline.settings import SYNTAX_BUDGET_MS, Workspace
@@ -82,6 +84,20 @@ def backend_spec(args) -> BackendSpec:
                        timeout_ms=600_000, max_tokens=args.max_tokens, device=args.device)
 
 
+@asynccontextmanager
+async def loaded_router(args) -> AsyncIterator[Router]:
+    """A router over `backend_spec(args)` with deadlines no completion reaches, its model loaded
+    (an unusable backend ends the program); closed on leaving."""
+    router = Router([backend_spec(args)], route=RouteSettings(single_deadline_ms=600_000, multi_deadline_ms=600_000))
+    try:
+        problems = router.problems or await router.wait_loaded()
+        if problems:
+            raise SystemExit("backend unusable: " + "; ".join(problems))
+        yield router
+    finally:
+        await router.aclose()
+
+
 def deadline(hhmm: str) -> float | None:
     if not hhmm:
         return None
@@ -110,16 +126,10 @@ async def run(args) -> dict:
         queues.append(runner.plan_language(language, pairs, args.cases, seed=args.seed,
                                            crossfile_share=args.crossfile_share))
     jobs = runner.round_robin(queues)
-    router = Router([backend_spec(args)], route=RouteSettings(single_deadline_ms=600_000, multi_deadline_ms=600_000))
-    problems = router.problems or await router.wait_loaded()
-    if problems:
-        raise SystemExit("backend unusable: " + "; ".join(problems))
-    try:
+    async with loaded_router(args) as router:
         rows = await runner.run_all(router, jobs, workspaces, max_tokens=args.max_tokens, budget=args.budget,
                                     log_path=out.with_suffix(".cases.jsonl"), resume=args.resume,
                                     quiet=args.quiet, deadline=deadline(args.deadline_utc))
-    finally:
-        await router.aclose()
     finished = len(report.complete_cases(rows))
     return {
         "benchmark": "nextline",

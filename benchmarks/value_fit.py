@@ -77,7 +77,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--out", default="", help="default: results/value-fit.json, with --compare results/value-compare.json")
     args = p.parse_args(argv)
     args.out = args.out or str(ROOT / "benchmarks" / "results" / ("value-compare.json" if args.compare else "value-fit.json"))
-    args.max_tokens = MAX_TOKENS  # read by nextline_bench's backend_spec
+    args.max_tokens = MAX_TOKENS  # read by nextline_bench's loaded_router
     if args.objective == "exact" and not args.compare:
         p.error("--objective exact needs --compare")
     if args.baseline and args.objective != "exact":
@@ -147,18 +147,10 @@ def compared(outcomes: dict[str, Outcomes]) -> dict[str, dict]:
 
 
 async def _exact(args, cases: list[DevCase]) -> tuple[dict[str, Outcomes], list[dict]]:
-    from benchmarks.nextline_bench import backend_spec
-    from inference.router import Router
-    from inference.routing import RouteSettings
+    from benchmarks.nextline_bench import loaded_router
 
-    router = Router([backend_spec(args)], route=RouteSettings(single_deadline_ms=600_000, multi_deadline_ms=600_000))
-    problems = router.problems or await router.wait_loaded()
-    if problems:
-        raise SystemExit("backend unusable: " + "; ".join(problems))
-    try:
+    async with loaded_router(args) as router:
         return await exact_outcomes(router, cases, args.variants, baseline=args.baseline, quiet=args.quiet)
-    finally:
-        await router.aclose()
 
 
 def comparison(args, cases: list[DevCase]) -> dict:
