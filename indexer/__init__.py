@@ -12,9 +12,10 @@ Public API (stable names; see each module's docstring for invariants):
 - graph: `SymbolGraph` (`definitions_of`, `dependents`, `imports_of`, `out_edges`,
   `fingerprint`, `tags`, `files`).
 - workspace_index: `WorkspaceIndex` (the object the server holds; a document listener;
-  `snapshot_for(path)`, `buffer_tree(path, source)`, `pending_lag_s`).
+  `snapshot_for(path)`, `buffer_tree(path, source)`, `pending_lag_s`, `worked_at(path, line)`).
 - snapshot: `IndexSnapshot` (one immutable version: `entries`, `entry`, `source`,
-  `definitions_of`, `imports_of`, `out_edges`, `fingerprint`, `derived`).
+  `definitions_of`, `imports_of`, `out_edges`, `fingerprint`, `derived`, and the `RecentRegion`s
+  of `recent_edits` and `recent_visits`).
 - entry: `FileEntry` (one file's tags and source; derived values as lazy attributes).
 - workspace: `ScanOptions`, `ScanReport`.
 - paths: `workspace_id(path, root)` (a file as named outside the index).
@@ -29,6 +30,7 @@ from indexer.languages import (
 )
 from indexer.paths import workspace_id
 from indexer.references import Reference, References
+from indexer.region_ring import RecentRegion
 from indexer.snapshot import IndexSnapshot
 from indexer.syntax import (
     CALL_NODES, DECLARATION_NODES, FIELD_MEMBER_NODES, IDENTIFIER_NODES, MEMBER_ACCESS_FIELDS, RECEIVER_WORDS,
@@ -57,6 +59,7 @@ __all__ = [
     "FlushStats",
     "Import",
     "IndexSnapshot",
+    "RecentRegion",
     "Reference",
     "References",
     "ScanOptions",

@@ -38,7 +38,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from indexer.entry import FileEntry
-from indexer.recent_edits import EditedRegion
+from indexer.region_ring import RecentRegion
 
 if TYPE_CHECKING:
     from indexer.graph import SymbolGraph
@@ -50,7 +50,7 @@ ReadBytes = Callable[[str], "bytes | None"]
 class IndexSnapshot:
     def __init__(self, graph: SymbolGraph | None = None, read_bytes: ReadBytes | None = None,
                  root: str | None = None, previous: IndexSnapshot | None = None,
-                 recent_edits: tuple[EditedRegion, ...] = ()) -> None:
+                 recent_edits: tuple[RecentRegion, ...] = (), recent_visits: tuple[RecentRegion, ...] = ()) -> None:
         if graph is None:
             self.version, self.layout, table = 0, 0, {}
         else:
@@ -59,6 +59,7 @@ class IndexSnapshot:
         self.entries: Mapping[str, FileEntry] = MappingProxyType(table)
         self.root = root
         self.recent_edits = recent_edits  # the regions edited last when this version was published
+        self.recent_visits = recent_visits  # the places worked at last in buffers the user moved on from
         self._graph = graph
         self._read_bytes = read_bytes
         self._lock = threading.Lock()

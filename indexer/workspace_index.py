@@ -9,8 +9,8 @@ Invariants:
   (called by `tree(path)`, by `snapshot`, by `snapshot_for` for the buffers a completion
   reads, or by the server's scheduler), so a burst of keystrokes costs one incremental parse
   and one tags extraction.
-- Each change of the graph publishes a new `IndexSnapshot` (built when first asked for:
-  `published`); a completion in `path` reads `snapshot_for(path)`: every pending buffer it can
+- Each change of the graph, and each move of the user to another buffer that records a visited
+  place (`worked_at`), publishes a new `IndexSnapshot` (built when first asked for: `published`); a completion in `path` reads `snapshot_for(path)`: every pending buffer it can
   read (`relevance.py`) is flushed into that snapshot, and its own buffer's text and tree come
   from the buffer itself.
 - No snapshot the index holds predates a close that changed the graph or a file's removal: both
@@ -42,7 +42,7 @@ from indexer.disk_side import DiskSide
 from indexer.documents import OpenDocument, TextEditLike
 from indexer.graph import SymbolGraph
 from indexer.notify import FingerprintCallback, FingerprintSubscribers
-from indexer.recent_edits import RecentEdits
+from indexer.region_ring import VISIT_CONTEXT_LINES, RegionRing
 from indexer.relevance import matters_to, needed_by_others
 from indexer.snapshot import IndexSnapshot
 from indexer.store import SnapshotStore
@@ -72,7 +72,8 @@ class WorkspaceIndex(DiskSide, BufferTrees):
         snapshot: bool = True,
         cache_dir: Path | None = None,
         clock: Callable[[], float] = time.monotonic,
-        recent_edits: RecentEdits | None = None,
+        recent_edits: RegionRing | None = None,
+        recent_visits: RegionRing | None = None,
     ) -> None:
         self.options = options or ScanOptions()
         self.snapshot_enabled = snapshot
@@ -87,8 +88,13 @@ class WorkspaceIndex(DiskSide, BufferTrees):
         self._disk_hash: dict[str, str] = {}
         self._subscribers = FingerprintSubscribers()
         self._published = IndexSnapshot()
-        # the regions of open buffers edited last, recorded at each flush (see `recent_edits.py`)
-        self.recent_edits = recent_edits if recent_edits is not None else RecentEdits()
+        # the regions of open buffers edited last, recorded at each flush, and the places worked at
+        # last in the buffers the user moved on from (`worked_at`; see `region_ring.py`)
+        self.recent_edits = recent_edits if recent_edits is not None else RegionRing()
+        self.recent_visits = recent_visits if recent_visits is not None else RegionRing(
+            context_lines=VISIT_CONTEXT_LINES)
+        self._visits = self.recent_visits.regions()  # what the published snapshot must carry
+        self._worked_at: tuple[str, int] | None = None  # (open buffer, line) of the last `worked_at`
         self.clock = clock  # when edits happened, for `lag_s` and `snapshot_for`
         self.reindexed_files = 0
         self.last_flush = FlushStats()
@@ -154,10 +160,27 @@ class WorkspaceIndex(DiskSide, BufferTrees):
             self._pending.pop(path, None)
             self._disk_hash.pop(path, None)
         self.file_changed_on_disk(path)
-        if self._graph.tags(path) is None:
-            with self._lock:
+        with self._lock:
+            if self._worked_at is not None and self._worked_at[0] == path:
+                self._worked_at = None
+            if self._graph.tags(path) is None:
                 self.recent_edits.forget(path)
+                self.recent_visits.forget(path)
+                self._visits = self.recent_visits.regions()
         self._let_go_of_published()
+
+    def worked_at(self, path: str, line: int) -> None:
+        """The user works at `line` (0-based) of open buffer `path`: a completion was asked for
+        there, or the cursor rests there. When the last such place was in another open buffer,
+        the user moved on from it: its lines around that place enter `recent_visits` (as that
+        buffer's text is now), and the next published snapshot carries them."""
+        path = normalize_path(path)
+        with self._lock:
+            last, self._worked_at = self._worked_at, (path, line)
+            doc = self._docs.get(last[0]) if last is not None and last[0] != path else None
+            if doc is not None:
+                self.recent_visits.record(last[0], last[1], last[1], doc.lines)
+                self._visits = self.recent_visits.regions()
 
     def is_open(self, path: str) -> bool:
         return normalize_path(path) in self._docs
@@ -257,10 +280,11 @@ class WorkspaceIndex(DiskSide, BufferTrees):
     def published(self) -> IndexSnapshot:
         """The snapshot of the graph as it is now (pending buffers not flushed): one per version."""
         snapshot = self._published
-        if snapshot.version != self._graph.change_serial or snapshot.stale:
+        if snapshot.version != self._graph.change_serial or snapshot.stale or snapshot.recent_visits is not self._visits:
             with self._lock:
                 snapshot = self._published = IndexSnapshot(self._graph, self._read_bytes, previous=snapshot,
-                                                                recent_edits=self.recent_edits.regions())
+                                                           recent_edits=self.recent_edits.regions(),
+                                                           recent_visits=self._visits)
         return snapshot
 
     def snapshot_for(self, path: str, max_lag_s: float | None = None) -> IndexSnapshot:

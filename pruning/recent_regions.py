@@ -1,34 +1,54 @@
-"""Recently edited regions of other files as candidates (llama.vim's ring of chunks, Continue's
-recently edited ranges): what was just written elsewhere is often what the cursor continues.
+"""Recently edited and recently visited regions of other files as candidates (llama.vim's ring
+of chunks, Continue's recently edited and visited ranges): what was just written elsewhere is
+often what the cursor continues, and what the user was just working at elsewhere is often what
+the cursor uses.
 
-The snapshot carries the regions edited last (`IndexSnapshot.recent_edits`, most recent first,
-one per file, each with the text of the lines it shows: the edited ones and a few around).
-Each region of another file becomes one snippet of that text, worth `RECENT_VALUE` for the most
-recent and `RECENT_DECAY` times less per region older. A region of a file the snapshot no
-longer has is skipped.
+The snapshot carries the regions edited last (`IndexSnapshot.recent_edits`) and the places worked
+at last in the buffers the user moved on from (`IndexSnapshot.recent_visits`), each most recent
+first, one per file, with the text of the lines it shows (see `indexer.region_ring`). Each
+region of another file becomes one snippet of that text: an edited one worth `RECENT_VALUE` for
+the most recent, a visited one `VISITED_VALUE`, each `RECENT_DECAY` times less per region older in
+its ring. A file with an edited region offers no visited one (the edit is what it last showed);
+a region of a file the snapshot no longer has is skipped.
+
+The two values are set by hand, not fitted (`benchmarks/value_fit.py` fits on masked lines of
+files at rest, where no region was edited or visited): a visited region is worth two thirds of an
+edited one, what the user read less than what they wrote.
 """
 
 from __future__ import annotations
+
+from indexer import RecentRegion
 
 from .candidates import Piece
 from .index_lookup import IndexLookup
 
 RECENT_VALUE = 1.2
+VISITED_VALUE = 0.8
 RECENT_DECAY = 0.7
 
 
 def recent_pieces(lookup: IndexLookup) -> list[Piece]:
-    """The recently edited regions of files other than the lookup's own, as candidates."""
+    """The recently edited and visited regions of files other than the lookup's own, as candidates."""
     snapshot = lookup.snapshot
     if snapshot is None:
         return []
+    edited = [r for r in snapshot.recent_edits if r.path != lookup.path]
+    visited = [r for r in snapshot.recent_visits if r.path != lookup.path
+               and all(e.path != r.path for e in edited)]
+    return (_pieces(lookup, edited, "recent", "recently edited", "edited", RECENT_VALUE)
+            + _pieces(lookup, visited, "visited", "recently visited", "visited", VISITED_VALUE))
+
+
+def _pieces(lookup: IndexLookup, regions: list[RecentRegion], kind: str, reason: str, label: str,
+            value: float) -> list[Piece]:
     pieces = []
-    for rank, region in enumerate(r for r in snapshot.recent_edits if r.path != lookup.path):
+    for rank, region in enumerate(regions):
         text = region.text.rstrip()
-        if not text.strip() or snapshot.entry(region.path) is None:
+        if not text.strip() or lookup.snapshot.entry(region.path) is None:
             continue
         last = region.shown_from + text.count("\n")
-        pieces.append(Piece(region.path, f"edited lines {region.shown_from + 1}-{last + 1}", "recent",
-                            region.shown_from, last, text + "\n", "recently edited",
-                            RECENT_VALUE * RECENT_DECAY ** rank, False, "full"))
+        pieces.append(Piece(region.path, f"{label} lines {region.shown_from + 1}-{last + 1}", kind,
+                            region.shown_from, last, text + "\n", reason, value * RECENT_DECAY ** rank,
+                            False, "full"))
     return pieces

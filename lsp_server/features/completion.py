@@ -28,6 +28,7 @@ from inference.api import BackendError, BackendLoading, CompletionResult
 from ..inflight import CompletionKey, Superseded
 from ..positions import PositionError, offset_at
 from ..protocol import received_version
+from .indexing import note_worked_at
 
 if TYPE_CHECKING:
     from ..server import ArborServer
@@ -56,6 +57,7 @@ async def complete_at(ls: ArborServer, uri: str, position: types.Position) -> tu
         return None
     ls.stats.count("requests")
     ls.anticipation.requested(uri)
+    note_worked_at(ls, doc.path, position.line)
     key = CompletionKey(uri, doc.version, position.line, position.character)
     computation = ls.inflight.start_or_join(key, lambda: _compute(ls, key, doc, doc.text, offset))
     try:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..positions import PositionError, offset_at
 from .feedback import param_field
+from .indexing import note_worked_at
 
 if TYPE_CHECKING:
     from ..server import ArborServer
@@ -60,3 +61,4 @@ def register(server: ArborServer) -> None:
         except PositionError:
             return
         ls.anticipation.visited(place.uri, place.version, offset)
+        note_worked_at(ls, doc.path, place.line)

@@ -60,6 +60,14 @@ def freeze_heap() -> None:
              (time.perf_counter() - started) * 1000)
 
 
+def note_worked_at(server: ArborServer, path: str, line: int) -> None:
+    """The user works at `line` of `path`: tell the server's index, if it has one
+    (`IndexingService.worked_at`)."""
+    indexing = getattr(server, "indexing", None)
+    if indexing is not None:
+        indexing.worked_at(path, line)
+
+
 def scan_options(settings: IndexSettings) -> ScanOptions:
     return ScanOptions(include=tuple(settings.include), exclude=tuple(settings.exclude),
                        max_file_bytes=settings.max_file_bytes, max_files=settings.max_files,
@@ -102,6 +110,12 @@ class IndexingService:
         path = normalize_path(path)
         self.scheduler.closed(path)
         self._lookups.pop(path, None)
+
+    def worked_at(self, path: str, line: int) -> None:
+        """The user works at `line` of `path` (a completion asked there, the cursor rests there):
+        the index records the place they move on from (`WorkspaceIndex.worked_at`)."""
+        if not self.closed:
+            self.index.worked_at(path, line)
 
     def context_built(self, path: str, parts: Any) -> None:
         """An interactive completion's context in `path`: its lookups are what `prepare` redoes."""

@@ -193,3 +193,21 @@ async def test_the_lines_just_edited_in_another_file_reach_the_prompt(lsp, fake_
     snippets = fake_backend.requests[-1]["prompt"].split("<|fim_prefix|>")[0]
     # the region, with the lines before the edit: no definition of cart.py shows them so
     assert "    return weight\n\n\ndef with_tax(items, rate):\n    return total(items) * (1 + rate)\n" in snippets
+
+
+async def test_the_place_worked_at_in_the_file_left_reaches_the_next_files_prompt(lsp, fake_backend):
+    """Complete in prices.py at a line among constants report.py never names, then in report.py:
+    the lines around that place come in as a snippet of their own; a completion back in
+    prices.py does not show its own place."""
+    prices = "".join(f"TAX_RATE_{i} = 0.{i:02d}\n" for i in range(40))
+    prices_uri = open_doc(lsp, prices, "prices.py")
+    report = "def render(rows):\n    \n"
+    report_uri = open_doc(lsp, report, "report.py")
+    await inline_at(lsp, prices_uri, types.Position(line=30, character=0))
+    await inline_at(lsp, report_uri, types.Position(line=1, character=4))
+    snippets = fake_backend.requests[-1]["prompt"].split("<|fim_prefix|>")[0]
+    assert "".join(f"TAX_RATE_{i} = 0.{i:02d}\n" for i in range(25, 36)) in snippets
+    assert "TAX_RATE_24 " not in snippets and "TAX_RATE_36 " not in snippets
+    await inline_at(lsp, prices_uri, types.Position(line=2, character=0))
+    snippets = fake_backend.requests[-1]["prompt"].split("<|fim_prefix|>")[0]
+    assert "def render(rows):" in snippets  # report.py's place, left just now

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from indexer import WorkspaceIndex
-from indexer.recent_edits import RecentEdits
+from indexer.region_ring import RegionRing
 from pruning.content_memo import ContentMemo
 from pruning.context import build_context, prepare
 
@@ -56,7 +56,7 @@ def line_offset(text: str, line: int) -> int:
 
 
 def new_index(root: str, texts: dict[str, str], edited=()) -> WorkspaceIndex:
-    index = WorkspaceIndex(snapshot=False, recent_edits=RecentEdits(regions=edited))
+    index = WorkspaceIndex(snapshot=False, recent_edits=RegionRing(regions=edited))
     index.scan([root])
     for name, text in texts.items():
         index.did_open(os.path.join(root, name), text, "python")

@@ -1,11 +1,11 @@
-"""The regions of open buffers edited last (indexer.recent_edits), as the snapshots carry them."""
+"""The regions of open buffers edited last (indexer.region_ring), as the snapshots carry them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from indexer import WorkspaceIndex
-from indexer.recent_edits import EditedRegion, RecentEdits
+from indexer.region_ring import RecentRegion, RegionRing
 
 
 @dataclass(frozen=True)
@@ -19,12 +19,12 @@ def numbered(first: int, last: int) -> str:
     return "".join(f"line {i}\n" for i in range(first, last + 1))
 
 
-def spans(ring: RecentEdits) -> list[tuple[str, int, int]]:
+def spans(ring: RegionRing) -> list[tuple[str, int, int]]:
     return [(r.path, r.first_line, r.last_line) for r in ring.regions()]
 
 
 def test_the_ring_keeps_one_region_per_file_most_recent_first_within_capacity():
-    ring = RecentEdits(capacity=2)
+    ring = RegionRing(capacity=2)
     ring.record("a.py", 10, 10, numbered)
     ring.record("b.py", 3, 4, numbered)
     ring.record("a.py", 14, 15, numbered)  # near the last edit of a.py: the region grows
@@ -40,7 +40,7 @@ def test_the_ring_keeps_one_region_per_file_most_recent_first_within_capacity():
 
 
 def test_a_region_never_grows_past_its_line_limit_and_shows_at_most_twelve_lines():
-    ring = RecentEdits()
+    ring = RegionRing()
     for line in range(0, 100, 5):
         ring.record("a.py", line, line, numbered)
     (region,) = ring.regions()
@@ -62,7 +62,7 @@ def test_a_flush_records_the_lines_the_edits_touched_and_the_next_snapshot_carri
     before = index.published
     assert before.recent_edits == ()  # not flushed yet
     index.flush()
-    assert index.snapshot_for(path).recent_edits == (EditedRegion(path, 2, 5, text + added, 0),)
+    assert index.snapshot_for(path).recent_edits == (RecentRegion(path, 2, 5, text + added, 0),)
     assert before.recent_edits == ()  # a published snapshot never changes
 
 
@@ -84,3 +84,38 @@ def test_a_closed_memory_document_leaves_the_ring():
     assert [r.path for r in index.recent_edits.regions()] == [uri]
     index.did_close(uri)
     assert index.recent_edits.regions() == ()
+
+
+def test_moving_on_to_another_buffer_records_the_place_left_and_only_then_publishes_a_snapshot(tmp_path):
+    index = WorkspaceIndex(snapshot=False)
+    a, b = str(tmp_path / "a.py"), str(tmp_path / "b.py")
+    index.did_open(a, numbered(0, 39), "python")
+    index.did_open(b, "x = 1\n", "python")
+    index.flush()
+    index.worked_at(a, 20)
+    index.worked_at(a, 22)  # still in a: nothing left yet
+    first = index.published
+    assert first.recent_visits == () and index.published is first
+    index.worked_at(b, 0)  # moved on from a, last at line 22: five lines around it
+    second = index.published
+    assert second is not first and first.recent_visits == ()  # a published snapshot never changes
+    assert second.recent_visits == (RecentRegion(a, 22, 22, numbered(17, 27), 17),)
+    index.worked_at(b, 1)
+    assert index.published is second  # staying in b changes nothing
+    index.worked_at(a, 5)  # back to a: b's place enters the ring, in front
+    assert [(r.path, r.first_line) for r in index.published.recent_visits] == [(b, 1), (a, 22)]
+
+
+def test_a_place_in_a_buffer_closed_before_moving_on_is_not_recorded_and_a_closed_memory_buffer_leaves_the_ring():
+    index = WorkspaceIndex(snapshot=False)
+    note, other, third = "untitled:Untitled-1", "untitled:Untitled-2", "untitled:Untitled-3"
+    for uri in (note, other, third):
+        index.did_open(uri, "x = 1\n", "python")
+    index.worked_at(note, 0)
+    index.worked_at(other, 0)
+    assert [r.path for r in index.published.recent_visits] == [note]
+    index.did_close(other)  # the place being worked at closes: nothing to record when moving on
+    index.worked_at(third, 0)
+    assert [r.path for r in index.published.recent_visits] == [note]
+    index.did_close(note)
+    assert index.published.recent_visits == ()

@@ -1,0 +1,68 @@
+"""`RegionRing`: the regions of open buffers the user edited, or worked at, last, most recent first.
+
+A completion in one file often continues what was just written in another (the function added
+there, the call changed to match), or uses what the user was reading there (the function looked
+up before coming back), as llama.vim's ring of chunks and Continue's recently edited and visited
+ranges use. The index keeps two rings: at each flush of an edited buffer, the lines its edits
+since the previous flush touched (`WorkspaceIndex.recent_edits`); and, when the user moves on to
+another file, the lines around the place they last worked at in the one they leave
+(`WorkspaceIndex.recent_visits`). Each snapshot carries both as they were when it was published
+(`IndexSnapshot.recent_edits`, `IndexSnapshot.recent_visits`), so a context reads them as of the
+same version as the text.
+
+Invariants: at most `capacity` regions, most recent first, at most one per file; a file's
+region moves to the front when it is recorded again, grown to cover both when they lie
+within `MERGE_LINES` of each other and the union spans at most `MAX_LINES` lines, else
+replaced by the new lines; a region shows `context_lines` lines above and below the recorded
+ones, at most `SHOWN_LINES` in all, and keeps their text as it was when it was recorded (read
+around the lines, never by splitting the whole buffer); a file that leaves the index leaves the
+ring (`forget`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+MERGE_LINES = 8
+MAX_LINES = 40
+CONTEXT_LINES = 2  # lines shown above and below the edited ones
+VISIT_CONTEXT_LINES = 5  # ... and above and below the line worked at, in the ring of visits
+SHOWN_LINES = 12  # at most, from the first recorded line's context on
+
+
+class RecentRegion(NamedTuple):
+    path: str
+    first_line: int  # 0-based, inclusive: the lines recorded, in the text of the snapshot that carries it
+    last_line: int
+    text: str  # the lines shown: from the ring's context_lines above to as many below, at most SHOWN_LINES
+    shown_from: int  # the line `text` starts at
+
+
+class RegionRing:
+    def __init__(self, capacity: int = 8, regions: tuple[RecentRegion, ...] = (),
+                 context_lines: int = CONTEXT_LINES) -> None:
+        self.capacity = capacity
+        self.context_lines = context_lines
+        self._regions: list[RecentRegion] = list(regions[:capacity])
+
+    def record(self, path: str, first_line: int, last_line: int, lines: Callable[[int, int], str]) -> None:
+        """`first_line`..`last_line` of `path` were edited (or worked at); `lines(a, b)` is the text
+        of its lines a..b (inclusive) now."""
+        old = next((r for r in self._regions if r.path == path), None)
+        if old is not None:
+            self._regions.remove(old)
+            near = old.first_line - MERGE_LINES <= last_line and first_line <= old.last_line + MERGE_LINES
+            if near and max(last_line, old.last_line) - min(first_line, old.first_line) < MAX_LINES:
+                first_line, last_line = min(first_line, old.first_line), max(last_line, old.last_line)
+        shown_from = max(0, first_line - self.context_lines)
+        shown_to = min(last_line + self.context_lines, shown_from + SHOWN_LINES - 1)
+        region = RecentRegion(path, first_line, last_line, lines(shown_from, shown_to), shown_from)
+        self._regions.insert(0, region)
+        del self._regions[self.capacity:]
+
+    def forget(self, path: str) -> None:
+        self._regions = [r for r in self._regions if r.path != path]
+
+    def regions(self) -> tuple[RecentRegion, ...]:
+        return tuple(self._regions)
