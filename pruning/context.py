@@ -8,8 +8,9 @@ Pure: equal inputs give equal output. Steps:
 2. the scope ladder, the definitions referenced near the cursor and the likely next names
    (names from other files that the file uses, `pruning.file_uses`; the enclosing function's
    own name, `pruning.delegation`), code like the cursor's surroundings, the regions of other
-   files edited last (`pruning.recent_regions`) and other files' imports of names this file does
-   not define (`pruning.expected_names`) become candidates (`pruning.candidates`), and the packer
+   files edited or visited last (`pruning.recent_regions`), other files' imports of names this
+   file does not define (`pruning.expected_names`) and the calls of the function at the cursor in
+   other files (`pruning.callers`) become candidates (`pruning.candidates`), and the packer
    fills the rest of the budget by value per token, counting each file block's header once (a
    cut prefix window counts as its whole share);
 3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
@@ -33,6 +34,7 @@ import xxhash
 from indexer import LANGUAGES, IndexSnapshot, language_for_path, parse, syntax_for, workspace_id
 
 from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
+from .callers import caller_pieces
 from .candidates import (WINDOW_PREFIX_SHARE, Piece, local_definitions, reference_pieces, similar_code,
                          warm_references, yields_prefix)
 from .code_windows import warm_vocabularies
@@ -135,7 +137,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         local = without_enclosing(local_definitions(root, syntax, source), scopes)
         referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line,
                                                similar, query, literal_type(root, source, byte_offset))
-        pieces += referenced + recent_pieces(lookup) + expected_pieces(lookup, local)
+        pieces += referenced + recent_pieces(lookup) + expected_pieces(lookup, local) + caller_pieces(
+            lookup, scopes, byte_offset)
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         scopes_at = scope_key(scope.name for scope in scopes)
         fingerprints = {other: lookup.fingerprint(other) for other in {p.path for p in pieces if not p.current}}
