@@ -270,3 +270,25 @@ def test_toggle_stops_requests_and_update_settings_reaches_the_server(editor, fa
         editor.wait_for(GHOST_SHOWN, what="ghost text from the new backend")
         assert editor.marks()[0]["virt_text"] == "from_the_new_backend"
         assert other.requests and not any("return x" in r.get("prompt", "") for r in fake.requests)
+
+
+def test_the_place_left_in_another_buffer_reaches_the_next_prompt(editor, fake):
+    """The cursor rests on line 31 of prices.py (the plugin reports it: `arbor/cursor`), then
+    `:edit report.py` (prices.py stays loaded, as Neovim keeps a hidden buffer) and a completion
+    there: report.py's prompt shows the lines around line 31 of prices.py, which nothing in
+    report.py names."""
+    root = Path(editor.lua("return vim.fn.getcwd()"))
+    (root / "prices.py").write_text("".join(f"TAX_RATE_{i} = 0.{i:02d}\n" for i in range(40)))
+    (root / "report.py").write_text("def render(rows):\n")
+    start(editor, fake, "prices.py")
+    editor.type("31G")
+    time.sleep(1.0)  # the plugin reports a cursor that rests 150 ms
+    editor.nvim.command("edit report.py")
+    editor.wait_for(CLIENT_READY, what="arbor attached to report.py")
+    before = len(fake.requests)
+    editor.type("Go    ")
+    editor.wait_for(GHOST_SHOWN, what="ghost text in report.py")
+    prompt = fake.requests[-1]["prompt"]
+    assert len(fake.requests) > before and "def render(rows):\n    " in prompt
+    snippets = prompt.split("<|fim_prefix|>")[0]
+    assert "".join(f"TAX_RATE_{i} = 0.{i:02d}\n" for i in range(25, 36)) in snippets
