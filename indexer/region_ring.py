@@ -11,12 +11,15 @@ another file, the lines around the place they last worked at in the one they lea
 same version as the text.
 
 Invariants: at most `capacity` regions, most recent first, at most one per file; a file's
-region moves to the front when it is recorded again, grown to cover both when they lie
-within `MERGE_LINES` of each other and the union spans at most `MAX_LINES` lines, else
-replaced by the new lines; a region shows `context_lines` lines above and below the recorded
-ones, at most `SHOWN_LINES` in all, and keeps their text as it was when it was recorded (read
-around the lines, never by splitting the whole buffer); a file that leaves the index leaves the
-ring (`forget`).
+region moves to the front when it is recorded again and, in a ring that `merge`s (the edits'),
+grows to cover both when they lie within `MERGE_LINES` of each other and the union spans at
+most `MAX_LINES` lines, else is replaced by the new lines (the visits' ring always replaces: the
+place worked at last is the one shown); a region shows `context_lines` lines above and below
+the recorded ones, at most `SHOWN_LINES` in all (`shown`), and keeps the text `lines` gave when
+it was recorded (read around the lines, never by splitting the whole buffer); `forget` drops a
+file's region (the index calls it when a buffer closes: for visits always, for edits when the
+file is then no longer indexed); a region of a file the snapshot no longer has is skipped where
+it is used (`pruning.recent_regions`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ SHOWN_LINES = 12  # at most, from the first recorded line's context on
 
 class RecentRegion(NamedTuple):
     path: str
-    first_line: int  # 0-based, inclusive: the lines recorded, in the text of the snapshot that carries it
+    first_line: int  # 0-based, inclusive: the lines recorded, in the text `text` was read from
     last_line: int
     text: str  # the lines shown: from the ring's context_lines above to as many below, at most SHOWN_LINES
     shown_from: int  # the line `text` starts at
@@ -41,9 +44,10 @@ class RecentRegion(NamedTuple):
 
 class RegionRing:
     def __init__(self, capacity: int = 8, regions: tuple[RecentRegion, ...] = (),
-                 context_lines: int = CONTEXT_LINES) -> None:
+                 context_lines: int = CONTEXT_LINES, merge: bool = True) -> None:
         self.capacity = capacity
         self.context_lines = context_lines
+        self.merge = merge
         self._regions: list[RecentRegion] = list(regions[:capacity])
 
     def record(self, path: str, first_line: int, last_line: int, lines: Callable[[int, int], str]) -> None:
@@ -53,13 +57,18 @@ class RegionRing:
         if old is not None:
             self._regions.remove(old)
             near = old.first_line - MERGE_LINES <= last_line and first_line <= old.last_line + MERGE_LINES
-            if near and max(last_line, old.last_line) - min(first_line, old.first_line) < MAX_LINES:
+            if self.merge and near and max(last_line, old.last_line) - min(first_line, old.first_line) < MAX_LINES:
                 first_line, last_line = min(first_line, old.first_line), max(last_line, old.last_line)
-        shown_from = max(0, first_line - self.context_lines)
-        shown_to = min(last_line + self.context_lines, shown_from + SHOWN_LINES - 1)
+        shown_from, shown_to = self.shown(first_line, last_line)
         region = RecentRegion(path, first_line, last_line, lines(shown_from, shown_to), shown_from)
         self._regions.insert(0, region)
         del self._regions[self.capacity:]
+
+    def shown(self, first_line: int, last_line: int) -> tuple[int, int]:
+        """The lines (first, last, inclusive) a region recorded for `first_line`..`last_line` shows
+        (before any merge)."""
+        shown_from = max(0, first_line - self.context_lines)
+        return shown_from, min(last_line + self.context_lines, shown_from + SHOWN_LINES - 1)
 
     def forget(self, path: str) -> None:
         self._regions = [r for r in self._regions if r.path != path]

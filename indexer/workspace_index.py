@@ -92,9 +92,10 @@ class WorkspaceIndex(DiskSide, BufferTrees):
         # last in the buffers the user moved on from (`worked_at`; see `region_ring.py`)
         self.recent_edits = recent_edits if recent_edits is not None else RegionRing()
         self.recent_visits = recent_visits if recent_visits is not None else RegionRing(
-            context_lines=VISIT_CONTEXT_LINES)
+            context_lines=VISIT_CONTEXT_LINES, merge=False)
         self._visits = self.recent_visits.regions()  # what the published snapshot must carry
-        self._worked_at: tuple[str, int] | None = None  # (open buffer, line) of the last `worked_at`
+        # the last `worked_at`: (open buffer, line, the text of the lines a visit there shows, as then)
+        self._worked_at: tuple[str, int, str] | None = None
         self.clock = clock  # when edits happened, for `lag_s` and `snapshot_for`
         self.reindexed_files = 0
         self.last_flush = FlushStats()
@@ -163,23 +164,27 @@ class WorkspaceIndex(DiskSide, BufferTrees):
         with self._lock:
             if self._worked_at is not None and self._worked_at[0] == path:
                 self._worked_at = None
+            self.recent_visits.forget(path)  # a closed buffer's text (perhaps never saved) is not shown
+            self._visits = self.recent_visits.regions()
             if self._graph.tags(path) is None:
                 self.recent_edits.forget(path)
-                self.recent_visits.forget(path)
-                self._visits = self.recent_visits.regions()
         self._let_go_of_published()
 
     def worked_at(self, path: str, line: int) -> None:
         """The user works at `line` (0-based) of open buffer `path`: a completion was asked for
-        there, or the cursor rests there. When the last such place was in another open buffer,
-        the user moved on from it: its lines around that place enter `recent_visits` (as that
-        buffer's text is now), and the next published snapshot carries them."""
+        there, or the cursor rests there. The lines a visit there would show are read now. When
+        the last such place was in another buffer, still open, the user moved on from it: its
+        lines, as they were when the user was there, enter `recent_visits`, and the next
+        published snapshot carries them."""
         path = normalize_path(path)
         with self._lock:
-            last, self._worked_at = self._worked_at, (path, line)
-            doc = self._docs.get(last[0]) if last is not None and last[0] != path else None
+            doc = self._docs.get(path)
+            last, self._worked_at = self._worked_at, None
             if doc is not None:
-                self.recent_visits.record(last[0], last[1], last[1], doc.lines)
+                self._worked_at = (path, line, doc.lines(*self.recent_visits.shown(line, line)))
+            if last is not None and last[0] != path and last[0] in self._docs:
+                left, left_line, text = last
+                self.recent_visits.record(left, left_line, left_line, lambda first, last_line: text)
                 self._visits = self.recent_visits.regions()
 
     def is_open(self, path: str) -> bool:
@@ -280,7 +285,7 @@ class WorkspaceIndex(DiskSide, BufferTrees):
     def published(self) -> IndexSnapshot:
         """The snapshot of the graph as it is now (pending buffers not flushed): one per version."""
         snapshot = self._published
-        if snapshot.version != self._graph.change_serial or snapshot.stale or snapshot.recent_visits is not self._visits:
+        if snapshot.version != self._graph.change_serial or snapshot.stale or snapshot.recent_visits != self._visits:
             with self._lock:
                 snapshot = self._published = IndexSnapshot(self._graph, self._read_bytes, previous=snapshot,
                                                            recent_edits=self.recent_edits.regions(),

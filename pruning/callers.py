@@ -7,14 +7,17 @@ can name it: those whose imports resolve to this file and, where a package is a 
 Java: `SAME_PACKAGE_LANGS`), the other files of this directory. Test files come first (a
 function's tests say what it must do), then by path; at most `MAX_CALLERS` calls, one per
 file, each shown as its call line with `CALL_CONTEXT_LINES` lines above it, worth
-`CALLER_VALUE` for the first and `CALLER_DECAY` times less for each further one: low, so they
-fill what budget the definitions and similar code leave.
+`CALLER_VALUE` for the first and `CALLER_DECAY` times less for each further one: low, below most
+definitions and windows of similar code, though a call can still take budget a definition
+would have had.
 
 Invariants: only the innermost function or method counts, only when the cursor is in its body;
 a name defined in more than `MAX_DEFINITIONS` places (`get`, `run`, `__init__`) offers no calls,
 since they cannot be told from calls of its namesakes; a file's calls are read from its index
 entry's references (a table of call lines per name, kept on the entry: `("call_lines",)`), and
-its text from the bytes that entry was made from.
+its text from the file as the lookup reads it (`IndexLookup.source`), where a call whose name is
+no longer at its offset (the file changed on disk since it was indexed) is skipped. Whether a
+file is a test is read from its path below the directory it shares with the cursor's file.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ def caller_pieces(lookup: IndexLookup, scopes: list[Scope], offset: int) -> list
         if call is None:
             continue
         first_line, last_line, text = call
-        test = bool(TEST_FILE.search(path))
+        test = _is_test(path, lookup.path)
         pieces.append(Piece(path, f"calls {name} at line {last_line + 1}", "caller", first_line, last_line, text,
                             f"{'a test' if test else 'a caller'} of {name}, the function at the cursor",
                             CALLER_VALUE * CALLER_DECAY ** len(pieces), False, "full"))
@@ -74,12 +77,29 @@ def _caller_files(lookup: IndexLookup) -> list[str]:
     """The other files that can call this file's functions: test files first, then by path."""
     snapshot, path = lookup.snapshot, lookup.path
     files = {importer for importer, _ in snapshot.imports_from(path) if importer != path}
+    files |= set(snapshot.import_value("package_files", path, lambda: _package_files(snapshot, path)))
+    return sorted(files, key=lambda p: (not _is_test(p, path), p))[:MAX_CALLER_FILES]
+
+
+def _package_files(snapshot, path: str) -> tuple[str, ...]:
+    """The other files of `path`'s directory in its language, where a package is a directory
+    (a value of the file's language and the set of files: kept with `import_value`)."""
     entry = snapshot.entry(path)
-    if entry is not None and entry.language in SAME_PACKAGE_LANGS:
-        directory = os.path.dirname(path)
-        files |= {other for other in snapshot.entries if other != path and os.path.dirname(other) == directory
-                  and snapshot.entries[other].language == entry.language}
-    return sorted(files, key=lambda p: (not TEST_FILE.search(p), p))[:MAX_CALLER_FILES]
+    if entry is None or entry.language not in SAME_PACKAGE_LANGS:
+        return ()
+    directory = os.path.dirname(path)
+    return tuple(sorted(other for other, found in snapshot.entries.items() if other != path
+                        and os.path.dirname(other) == directory and found.language == entry.language))
+
+
+def _is_test(path: str, beside: str) -> bool:
+    """Whether `path` is a test file, judged by its path below the directory it shares with
+    `beside` (a workspace inside a `tests` directory does not make every file a test)."""
+    try:
+        below = os.path.relpath(path, os.path.commonpath([path, beside]))
+    except ValueError:  # `beside` is a buffer with no path on disk (`untitled:`)
+        below = path
+    return bool(TEST_FILE.search(below))
 
 
 def _first_call(lookup: IndexLookup, path: str, name: str) -> tuple[int, int, str] | None:
@@ -92,11 +112,13 @@ def _first_call(lookup: IndexLookup, path: str, name: str) -> tuple[int, int, st
     if table is None:
         table = entry.derived.setdefault(("call_lines",), _call_lines(entry.tags.references))
     calls = table.get(name)
-    source = lookup.snapshot.source(path) if calls else None
+    source = lookup.source(path) if calls else None
     if not source:
         return None
-    line, byte = calls[0]
-    if byte >= len(source):
+    spelled = name.encode("utf-8")
+    line, byte = next(((line, byte) for line, byte in calls if source[byte:byte + len(spelled)] == spelled),
+                      (-1, -1))
+    if byte < 0:  # the file changed on disk since its entry was made
         return None
     start = source.rfind(b"\n", 0, byte) + 1
     for _ in range(CALL_CONTEXT_LINES):

@@ -192,8 +192,9 @@ class IndexLookup:
         entry = self.snapshot.entry(path) if self.snapshot is not None else None
         return entry.language if entry is not None else language_for_path(path)
 
-    def _source(self, path: str) -> bytes | None:
-        """`path`'s entry's text, read from disk at most once per lookup (one context)."""
+    def source(self, path: str) -> bytes | None:
+        """`path`'s entry's text, read from disk at most once per lookup (one context). A file on
+        disk may have changed since its entry was made: offsets from the entry need checking."""
         if path not in self._sources:
             self._sources[path] = self.snapshot.source(path)
         return self._sources[path]
@@ -213,7 +214,7 @@ class IndexLookup:
         key = (*span, form, wanted, limit)
         if key in renderings:
             return renderings[key]
-        source = self._source(found.path)
+        source = self.source(found.path)
         result = None
         if source is not None:
             chunks = entry.by_content.setdefault(("chunk_trees",), {})

@@ -4,7 +4,8 @@ completion there would send can be prefilled before the user types (`Anticipatio
 Payload: `{textDocument: {uri, version}, position: {line, character}}`, the position in the
 negotiated encoding. It is a hint: a payload that is malformed, names a document that is not
 open, or a version other than the server's is ignored (malformed ones counted as
-`cursor_invalid`), and it never fails the client.
+`cursor_invalid`), and it never fails the client; one for the open document's version is counted
+as `cursor_reports` (whether or not its position is inside the document).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ def register(server: ArborServer) -> None:
         doc = ls.documents.get(place.uri)
         if doc is None or doc.version != place.version:
             return
+        ls.stats.count("cursor_reports")
         try:
             offset = offset_at(doc.text, place.line, place.character, ls.position_encoding, strict=True)
         except PositionError:

@@ -282,7 +282,7 @@ def test_the_place_left_in_another_buffer_reaches_the_next_prompt(editor, fake):
     (root / "report.py").write_text("def render(rows):\n")
     start(editor, fake, "prices.py")
     editor.type("31G")
-    time.sleep(1.0)  # the plugin reports a cursor that rests 150 ms
+    wait_for_counter(editor, "cursor_reports", 1)  # the plugin reports a cursor that rests 150 ms
     editor.nvim.command("edit report.py")
     editor.wait_for(CLIENT_READY, what="arbor attached to report.py")
     before = len(fake.requests)

@@ -211,3 +211,6 @@ async def test_the_place_worked_at_in_the_file_left_reaches_the_next_files_promp
     await inline_at(lsp, prices_uri, types.Position(line=2, character=0))
     snippets = fake_backend.requests[-1]["prompt"].split("<|fim_prefix|>")[0]
     assert "def render(rows):" in snippets  # report.py's place, left just now
+    report = await lsp.protocol.send_request_async("arbor/context", {})
+    visited = [(s.path, s.kind) for s in report.snippets if s.kind == "visited"]
+    assert visited == [("report.py", "visited")]  # not prices.py's own place

@@ -48,7 +48,7 @@ async def test_a_resting_cursor_is_warmed_before_the_first_keystroke(tmp_path):
             # line and the suffix follow it there, evaluated again at every keystroke: not warmed)
             assert warm.body["input_prefix"].endswith("def second(value):\n") and warm.body["prompt"] == ""
             stats = await lsp.protocol.send_request_async("arbor/stats", {})
-            assert stats.counters.cursor_invalid == 1
+            assert stats.counters.cursor_invalid == 1 and stats.counters.cursor_reports == 1
         finally:
             await lsp.shutdown_session()
             await lsp.stop()

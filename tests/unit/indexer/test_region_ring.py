@@ -106,16 +106,34 @@ def test_moving_on_to_another_buffer_records_the_place_left_and_only_then_publis
     assert [(r.path, r.first_line) for r in index.published.recent_visits] == [(b, 1), (a, 22)]
 
 
-def test_a_place_in_a_buffer_closed_before_moving_on_is_not_recorded_and_a_closed_memory_buffer_leaves_the_ring():
+def test_a_place_in_a_buffer_closed_before_moving_on_is_not_recorded_and_a_closed_buffer_leaves_the_ring(tmp_path):
     index = WorkspaceIndex(snapshot=False)
-    note, other, third = "untitled:Untitled-1", "untitled:Untitled-2", "untitled:Untitled-3"
+    note, other, third = str(tmp_path / "note.py"), "untitled:Untitled-2", "untitled:Untitled-3"
     for uri in (note, other, third):
         index.did_open(uri, "x = 1\n", "python")
     index.worked_at(note, 0)
     index.worked_at(other, 0)
     assert [r.path for r in index.published.recent_visits] == [note]
-    index.did_close(other)  # the place being worked at closes: nothing to record when moving on
+    index.did_close(other)  # the place being worked at closes: nothing to record when moving on,
+    index.did_open(other, "y = 2\n", "python")  # even once it is open again
     index.worked_at(third, 0)
     assert [r.path for r in index.published.recent_visits] == [note]
-    index.did_close(note)
+    index.did_close(note)  # a file on disk too: its buffer's text may never have been saved
     assert index.published.recent_visits == ()
+
+
+def test_the_place_shown_is_the_last_one_worked_at_with_its_text_as_it_was_then(tmp_path):
+    from indexer.region_ring import RecentRegion
+
+    index = WorkspaceIndex(snapshot=False)
+    a, b = str(tmp_path / "a.py"), str(tmp_path / "b.py")
+    text = numbered(0, 59)
+    index.did_open(a, text, "python")
+    index.did_open(b, "x = 1\n", "python")
+    index.worked_at(a, 20)
+    index.worked_at(b, 0)
+    index.worked_at(a, 27)  # back near the first place: the visit shows this one, not a merge
+    at = len(numbered(0, 9))  # then a line is inserted above it with no new place reported
+    index.did_change(a, [Edit(at, at, "inserted\n")], text[:at] + "inserted\n" + text[at:])
+    index.worked_at(b, 0)
+    assert index.published.recent_visits[0] == RecentRegion(a, 27, 27, numbered(22, 32), 22)

@@ -18,14 +18,14 @@ def in_body(text: str) -> int:
     return text.index("    \n") + 4
 
 
-def caller_pieces_of(index, root):
-    """The candidates `caller_pieces` offers at the body of CART's function."""
+def caller_pieces_of(index, root, name="shop/cart.py"):
+    """The candidates `caller_pieces` offers at the body of CART's function in file `name`."""
     from indexer import parse, syntax_for
     from pruning.callers import caller_pieces
     from pruning.index_lookup import IndexLookup
     from pruning.scopes import scope_chain
 
-    path, source = str(root / "shop/cart.py"), CART.lstrip("\n").encode()
+    path, source = str(root / name), CART.lstrip("\n").encode()
     scopes = scope_chain(parse("python", source).root_node, source, in_body(CART.lstrip("\n")), syntax_for("python"))
     return caller_pieces(IndexLookup(index.snapshot_for(path), path), scopes, in_body(CART.lstrip("\n")))
 
@@ -85,3 +85,27 @@ def test_no_calls_outside_a_body_nor_for_a_name_defined_in_many_places(tmp_path,
     parts = build_context(str(tmp_path / "shop/cart.py"), text, in_body(text), index=index,
                           workspace_root=str(tmp_path))
     assert callers(parts) == []  # four definitions: the calls cannot be told apart
+
+
+def test_a_workspace_inside_a_tests_directory_does_not_make_every_caller_a_test(tmp_path, write_workspace,
+                                                                                 without_similar_windows):
+    root = tmp_path / "tests" / "shop"
+    steps = "".join(f"    step_{i} = order.steps[{i}]\n" for i in range(14))
+    index = write_workspace(root, {
+        "cart.py": CART,
+        "checkout.py": "from cart import shipping_cost\n\n\ndef pay(order):\n" + steps
+        + "    fee = shipping_cost(order.parcel, 2)\n    return fee\n",
+    })
+    assert [p.reason for p in caller_pieces_of(index, root, "cart.py")] == [
+        "a caller of shipping_cost, the function at the cursor"]
+
+
+def test_a_call_no_longer_at_its_offset_on_disk_is_skipped(tmp_path, write_workspace, without_similar_windows):
+    index = write_workspace(tmp_path, {
+        "shop/cart.py": CART,
+        "shop/checkout.py": "from shop.cart import shipping_cost\n\nfee = shipping_cost(1, 2)\n",
+    })
+    assert len(caller_pieces_of(index, tmp_path)) == 1
+    # changed on disk after it was indexed (no watcher event yet): the offsets point elsewhere
+    (tmp_path / "shop/checkout.py").write_text("from shop.cart import shipping_cost\n# moved down\nfee = shipping_cost(1, 2)\n")
+    assert caller_pieces_of(index, tmp_path) == []
