@@ -15,7 +15,9 @@
 // while it runs: VS Code cancels and asks again): the ghost text must come from the generation
 // that was cancelled, which ran to its end, with no second backend request.
 // Then Escape with VS Code's suggestion list (Ctrl+Space) open over ghost text: the list closes
-// first and the ghost text stays; a second Escape dismisses it. Last, `arbor: Show server
+// first and the ghost text stays; a second Escape dismisses it. Then prices.py is opened and
+// the cursor put on its line 31 (Go to Line), and report.py opened and typed in: the prompt of
+// report.py's completion holds prices.py's lines 26-36, the place left (a visited region). Last, `arbor: Show server
 // statistics`: the accept counters and the acceptance figures the extension's reports produced;
 // and the `arbor-ls` output channel's log: LSP messages traced (`arbor.trace.server: messages`,
 // channel level untouched) and the server's info lines at info level, not error.
@@ -46,6 +48,10 @@ const SLOW_PREFIX = "total = ";
 const SLOW_COMPLETION = "a * b";
 const SLOW_MS = Number(process.env.ARBOR_E2E_SLOW_MS || 1500);
 const TIMEOUT_MS = 120_000;
+// A file only looked at (the cursor rests on line 31), then another file typed in: the typed
+// file's prompt shows the lines around the place left, which nothing in it names.
+const PRICES = Array.from({ length: 40 }, (_, i) => `TAX_RATE_${i} = 0.${String(i).padStart(2, "0")}\n`).join("");
+const VISITED = PRICES.split("\n").slice(25, 36).join("\n") + "\n";
 
 const children = [];
 const started = Date.now();
@@ -94,6 +100,7 @@ async function waitForHttp(url, deadline) {
  */
 function startFakeBackend() {
   const seen = { requests: 0, answered: 0, slow: { requests: 0, answered: 0, closedEarly: 0 } };
+  const prompts = []; // the last few prompts, for the visited-region step
   const server = http.createServer((request, response) => {
     let body = "";
     request.on("data", (chunk) => (body += chunk));
@@ -101,6 +108,8 @@ function startFakeBackend() {
       seen.requests++;
       const payload = JSON.parse(body || "{}");
       const prompt = String(payload.prompt || "");
+      prompts.push(prompt);
+      prompts.splice(0, prompts.length - 20);
       const cursor = prompt.indexOf("<|fim_suffix|>");
       const before = cursor >= 0 ? prompt.slice(0, cursor) : prompt;
       const slow = before.endsWith(SLOW_PREFIX);
@@ -129,7 +138,7 @@ function startFakeBackend() {
   });
   return new Promise((resolve) => {
     server.listen(0, "127.0.0.1", () => {
-      resolve({ url: `http://127.0.0.1:${server.address().port}/v1`, seen, close: () => server.close() });
+      resolve({ url: `http://127.0.0.1:${server.address().port}/v1`, seen, prompts, close: () => server.close() });
     });
   });
 }
@@ -141,6 +150,8 @@ function writeWorkspace(backendUrl) {
   fs.mkdirSync(workspace, { recursive: true });
   fs.mkdirSync(userDir, { recursive: true });
   fs.writeFileSync(path.join(workspace, "main.py"), "def add(a, b):\n");
+  fs.writeFileSync(path.join(workspace, "prices.py"), PRICES);
+  fs.writeFileSync(path.join(workspace, "report.py"), "def render(rows):\n");
   const settings = {
     "arbor.server.path": path.join(path.dirname(PYTHON), "arbor-ls"),
     "arbor.backends": [
@@ -154,6 +165,9 @@ function writeWorkspace(backendUrl) {
     "editor.suggestOnTriggerCharacters": false,
     "editor.autoIndent": "none",
     "workbench.startupEditor": "none",
+    // a file opened from the explorer stays open when the next one is (no preview editor that the
+    // next replaces): the visited-region step needs prices.py open while report.py is typed in
+    "workbench.editor.enablePreview": false,
     "workbench.secondarySideBar.defaultVisibility": "hidden",
     "chat.disableAIFeatures": true,
     "workbench.tips.enabled": false,
@@ -167,6 +181,17 @@ function writeWorkspace(backendUrl) {
   };
   fs.writeFileSync(path.join(userDir, "settings.json"), JSON.stringify(settings, null, 2));
   return workspace;
+}
+
+/** The newest prompt the fake backend received that holds `text`, waiting up to `timeoutMs`; or null. */
+async function promptWith(backend, text, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const found = backend.prompts.filter((prompt) => prompt.includes(text)).pop();
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return null;
 }
 
 async function editorText(page) {
@@ -411,6 +436,41 @@ async function main() {
     listAndGhost.lineAfter = (await editorText(page)).find((line) => line.startsWith("    return") && !line.includes("+")) ?? null;
     mark("listAndGhost");
 
+    // A file looked at, then another typed in: the lines around the place left reach the prompt.
+    await page.keyboard.press("Escape");
+    await page
+      .locator('.explorer-folders-view .monaco-list-row[aria-label*="prices.py"]')
+      .setTimeout(20_000)
+      .click();
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".monaco-editor .view-line")].some((line) => /TAX_RATE_0/.test(line.textContent || "")),
+      { timeout: 20_000 },
+    );
+    await page.locator(".monaco-editor .view-lines").setTimeout(20_000).click();
+    await page.keyboard.down("Control");
+    await page.keyboard.press("KeyG");
+    await page.keyboard.up("Control");
+    await page.locator(".quick-input-widget input").setTimeout(20_000).wait();
+    await page.keyboard.type("31", { delay: 10 });
+    await page.keyboard.press("Enter");
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // the extension reports a resting cursor
+    await page
+      .locator('.explorer-folders-view .monaco-list-row[aria-label*="report.py"]')
+      .setTimeout(20_000)
+      .click();
+    await page.waitForFunction(
+      () => [...document.querySelectorAll(".monaco-editor .view-line")].some((line) => /def.render/.test(line.textContent || "")),
+      { timeout: 20_000 },
+    );
+    await page.locator(".monaco-editor .view-lines").setTimeout(20_000).click();
+    await page.keyboard.down("Control");
+    await page.keyboard.press("End");
+    await page.keyboard.up("Control");
+    await page.keyboard.type("    rows = ", { delay: 40 });
+    const reportPrompt = await promptWith(backend, "def render(rows):\n    rows = <|fim_suffix|>", 20_000);
+    const visited = { ok: reportPrompt !== null && reportPrompt.split("<|fim_prefix|>")[0].includes(VISITED) };
+    mark("visited");
+
     // The extension told the server about the accept: `arbor: Show server statistics` shows it.
     await runCommand(page, "arbor: Show server statistics", "Show server statistics");
     const acceptedLine = await page.waitForFunction(
@@ -478,7 +538,7 @@ async function main() {
     const acceptanceOk = Object.entries(expectedAcceptance).every(([key, value]) => acceptance[key] === value);
     const listOk = listAndGhost.bothShown && listAndGhost.ghostAfterFirstEscape && listAndGhost.lineAfter === "    return ";
     const ok = lines.includes(expectedLine) && /"accepted_full": 1,?$/.test(statsAccepted) &&
-      wordLine.ghost.includes("+ b") && slowOk && cancelled.ok && acceptanceOk && listOk && outputOk;
+      wordLine.ghost.includes("+ b") && slowOk && cancelled.ok && acceptanceOk && listOk && outputOk && visited.ok;
     console.log(
       JSON.stringify({
         ok,
@@ -489,6 +549,7 @@ async function main() {
         statsAccepted,
         acceptance: { ok: acceptanceOk, figures: acceptance, expected: expectedAcceptance },
         listAndGhost: { ok: listOk, ...listAndGhost },
+        visited,
         outputLog: { ok: outputOk, ...outputLog },
         slow: { ok: slowOk, ghostText: slowGhostText, msFromLastKey: slowGhostMs, backendMs: SLOW_MS, readyNotified },
         cancelled,
