@@ -17,8 +17,8 @@ most `MAX_LINES` lines, else is replaced by the new lines (the visits' ring alwa
 place worked at last is the one shown); a region shows `context_lines` lines above and below
 the recorded ones, at most `SHOWN_LINES` in all (`shown`), and keeps the text `lines` gave when
 it was recorded (read around the lines, never by splitting the whole buffer); `forget` drops a
-file's region (the index calls it when a buffer closes: for visits always, for edits when the
-file is then no longer indexed); a region of a file the snapshot no longer has is skipped where
+file's region (the index calls it when a buffer closes: for visits when the buffer held text
+its file on disk does not, for edits when the file is then no longer indexed); a region of a file the snapshot no longer has is skipped where
 it is used (`pruning.recent_regions`).
 """
 

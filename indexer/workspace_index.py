@@ -39,7 +39,7 @@ from pathlib import Path
 from indexer import languages
 from indexer.buffer_trees import BufferTrees
 from indexer.disk_side import DiskSide
-from indexer.documents import OpenDocument, TextEditLike
+from indexer.documents import OpenDocument, TextEditLike, is_memory_path
 from indexer.graph import SymbolGraph
 from indexer.notify import FingerprintCallback, FingerprintSubscribers
 from indexer.region_ring import VISIT_CONTEXT_LINES, RegionRing
@@ -156,15 +156,21 @@ class WorkspaceIndex(DiskSide, BufferTrees):
         """Forget the buffer; the file falls back to its disk content (or leaves the index)."""
         path = normalize_path(path)
         with self._lock:
-            self._docs.pop(path, None)
+            doc = self._docs.pop(path, None)
             self._recent.pop(path, None)
             self._pending.pop(path, None)
             self._disk_hash.pop(path, None)
+        # the buffer held what the file on disk holds: what it showed may still be shown
+        saved = doc is not None and not is_memory_path(path) and self._read_bytes(path) == doc.text.encode("utf-8")
         self.file_changed_on_disk(path)
         with self._lock:
             if self._worked_at is not None and self._worked_at[0] == path:
+                left, line, text = self._worked_at
                 self._worked_at = None
-            self.recent_visits.forget(path)  # a closed buffer's text (perhaps never saved) is not shown
+                if saved:  # closing it is moving on from it (VS Code closes a preview editor so)
+                    self.recent_visits.record(left, line, line, lambda first, last: text)
+            if not saved:  # a buffer's unsaved text is not shown once it is closed
+                self.recent_visits.forget(path)
             self._visits = self.recent_visits.regions()
             if self._graph.tags(path) is None:
                 self.recent_edits.forget(path)
@@ -175,7 +181,9 @@ class WorkspaceIndex(DiskSide, BufferTrees):
         there, or the cursor rests there. The lines a visit there would show are read now. When
         the last such place was in another buffer, still open, the user moved on from it: its
         lines, as they were when the user was there, enter `recent_visits`, and the next
-        published snapshot carries them."""
+        published snapshot carries them. Closing the buffer of the last place moves on from it
+        too when the buffer held what its file on disk holds (`did_close`); a buffer closed with
+        other text leaves the ring."""
         path = normalize_path(path)
         with self._lock:
             doc = self._docs.get(path)

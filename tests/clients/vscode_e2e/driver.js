@@ -15,8 +15,9 @@
 // while it runs: VS Code cancels and asks again): the ghost text must come from the generation
 // that was cancelled, which ran to its end, with no second backend request.
 // Then Escape with VS Code's suggestion list (Ctrl+Space) open over ghost text: the list closes
-// first and the ghost text stays; a second Escape dismisses it. Then prices.py is opened and
-// the cursor put on its line 31 (Go to Line), and report.py opened and typed in: the prompt of
+// first and the ghost text stays; a second Escape dismisses it. Then prices.py is opened from the
+// explorer (a preview editor) and the cursor put on its line 31 (Go to Line), and report.py
+// opened, which replaces that preview (VS Code closes prices.py), and typed in: the prompt of
 // report.py's completion holds prices.py's lines 26-36, the place left (a visited region). Last, `arbor: Show server
 // statistics`: the accept counters and the acceptance figures the extension's reports produced;
 // and the `arbor-ls` output channel's log: LSP messages traced (`arbor.trace.server: messages`,
@@ -165,9 +166,6 @@ function writeWorkspace(backendUrl) {
     "editor.suggestOnTriggerCharacters": false,
     "editor.autoIndent": "none",
     "workbench.startupEditor": "none",
-    // a file opened from the explorer stays open when the next one is (no preview editor that the
-    // next replaces): the visited-region step needs prices.py open while report.py is typed in
-    "workbench.editor.enablePreview": false,
     "workbench.secondarySideBar.defaultVisibility": "hidden",
     "chat.disableAIFeatures": true,
     "workbench.tips.enabled": false,

@@ -137,3 +137,24 @@ def test_the_place_shown_is_the_last_one_worked_at_with_its_text_as_it_was_then(
     index.did_change(a, [Edit(at, at, "inserted\n")], text[:at] + "inserted\n" + text[at:])
     index.worked_at(b, 0)
     assert index.published.recent_visits[0] == RecentRegion(a, 27, 27, numbered(22, 32), 22)
+
+
+def test_closing_the_buffer_of_the_last_place_moves_on_from_it_when_the_buffer_was_saved(tmp_path):
+    """VS Code closes a preview editor when the next file opens: the place read there is kept,
+    unless the buffer held text the file on disk does not (then nothing of it is shown)."""
+    from indexer.region_ring import RecentRegion
+
+    index = WorkspaceIndex(snapshot=False)
+    saved, unsaved, other = (str(tmp_path / name) for name in ("saved.py", "unsaved.py", "other.py"))
+    for path in (saved, unsaved):
+        (tmp_path / path).write_text(numbered(0, 39))
+    index.did_open(saved, numbered(0, 39), "python")
+    index.worked_at(saved, 30)
+    index.did_close(saved)
+    assert index.published.recent_visits == (RecentRegion(saved, 30, 30, numbered(25, 35), 25),)
+    index.did_open(unsaved, numbered(0, 39) + "draft = 1\n", "python")
+    index.worked_at(unsaved, 39)
+    index.did_close(unsaved)
+    index.did_open(other, "x = 1\n", "python")
+    index.worked_at(other, 0)
+    assert [r.path for r in index.published.recent_visits] == [saved]
