@@ -18,8 +18,8 @@ place worked at last is the one shown); a region shows `context_lines` lines abo
 the recorded ones, at most `SHOWN_LINES` in all (`shown`), and keeps the text `lines` gave when
 it was recorded (read around the lines, never by splitting the whole buffer); `forget` drops a
 file's region (the index calls it when a buffer closes: for visits when the buffer held text
-its file on disk does not, for edits when the file is then no longer indexed); a region of a file the snapshot no longer has is skipped where
-it is used (`pruning.recent_regions`).
+its file on disk does not, for edits when the file is then no longer indexed); a region of a
+file the snapshot no longer has is skipped where it is used (`pruning.recent_regions`).
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ Invariants:
   (called by `tree(path)`, by `snapshot`, by `snapshot_for` for the buffers a completion
   reads, or by the server's scheduler), so a burst of keystrokes costs one incremental parse
   and one tags extraction.
-- Each change of the graph, and each move of the user to another buffer that records a visited
-  place (`worked_at`), publishes a new `IndexSnapshot` (built when first asked for: `published`); a completion in `path` reads `snapshot_for(path)`: every pending buffer it can
+- Each change of the graph, and each change of the visited places (`worked_at`), publishes a new
+  `IndexSnapshot` (built when first asked for: `published`); a completion in `path` reads
+  `snapshot_for(path)`: every pending buffer it can
   read (`relevance.py`) is flushed into that snapshot, and its own buffer's text and tree come
   from the buffer itself.
 - No snapshot the index holds predates a close that changed the graph or a file's removal: both
@@ -160,8 +161,7 @@ class WorkspaceIndex(DiskSide, BufferTrees):
             self._recent.pop(path, None)
             self._pending.pop(path, None)
             self._disk_hash.pop(path, None)
-        # the buffer held what the file on disk holds: what it showed may still be shown
-        saved = doc is not None and not is_memory_path(path) and self._read_bytes(path) == doc.text.encode("utf-8")
+        saved = doc is not None and self._visit_survives_close(path, doc)
         self.file_changed_on_disk(path)
         with self._lock:
             if self._worked_at is not None and self._worked_at[0] == path:
@@ -175,6 +175,13 @@ class WorkspaceIndex(DiskSide, BufferTrees):
             if self._graph.tags(path) is None:
                 self.recent_edits.forget(path)
         self._let_go_of_published()
+
+    def _visit_survives_close(self, path: str, doc: OpenDocument) -> bool:
+        """Whether closing buffer `path` (its last text `doc`) keeps what it shows as a visit: it
+        has a place to keep, and it held what the file on disk holds (a file is read only then)."""
+        placed = (self._worked_at is not None and self._worked_at[0] == path) or any(
+            region.path == path for region in self.recent_visits.regions())
+        return placed and not is_memory_path(path) and self._read_bytes(path) == doc.text.encode("utf-8")
 
     def worked_at(self, path: str, line: int) -> None:
         """The user works at `line` (0-based) of open buffer `path`: a completion was asked for
@@ -293,7 +300,8 @@ class WorkspaceIndex(DiskSide, BufferTrees):
     def published(self) -> IndexSnapshot:
         """The snapshot of the graph as it is now (pending buffers not flushed): one per version."""
         snapshot = self._published
-        if snapshot.version != self._graph.change_serial or snapshot.stale or snapshot.recent_visits != self._visits:
+        if (snapshot.version != self._graph.change_serial or snapshot.stale
+                or snapshot.recent_visits != self._visits):
             with self._lock:
                 snapshot = self._published = IndexSnapshot(self._graph, self._read_bytes, previous=snapshot,
                                                            recent_edits=self.recent_edits.regions(),

@@ -9,8 +9,9 @@ first, one per file, with the text of the lines it shows (see `indexer.region_ri
 region of another file becomes one snippet of that text: an edited one worth `RECENT_VALUE` for
 the most recent, a visited one `VISITED_VALUE`, each `RECENT_DECAY` times less per region older in
 its ring. A visited region shows about twice the lines of an edited one (five each side of the
-place against two), so it is worth twice as much: per line shown the two are worth the same. A file with an edited region offers no visited one (the edit is what it last showed);
-a region of a file the snapshot no longer has is skipped.
+place against two), so it is worth twice as much: per line shown the two are worth about the
+same. A file with an edited region offers no visited one (the edit is what it last showed); a
+region of a file the snapshot no longer has is skipped.
 
 The values are set by hand, not fitted (`benchmarks/value_fit.py` fits on masked lines of files
 at rest, where no region was edited or visited); benchmarks/README.md ("a just-visited

@@ -181,6 +181,21 @@ function writeWorkspace(backendUrl) {
   return workspace;
 }
 
+/**
+ * Open `name` from the explorer (locators retry until the row is attached, visible and stable:
+ * the workbench re-renders), wait until one of its lines matches `pattern` (the editor draws
+ * spaces as U+00A0), and click into its text.
+ */
+async function openFromExplorer(page, name, pattern, timeoutMs) {
+  await page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${name}"]`).setTimeout(timeoutMs).click();
+  await page.waitForFunction(
+    (source) => [...document.querySelectorAll(".monaco-editor .view-line")].some((line) => new RegExp(source).test(line.textContent || "")),
+    { timeout: 20_000 },
+    pattern,
+  );
+  await page.locator(".monaco-editor .view-lines").setTimeout(20_000).click();
+}
+
 /** The newest prompt the fake backend received that holds `text`, waiting up to `timeoutMs`; or null. */
 async function promptWith(backend, text, timeoutMs) {
   const until = Date.now() + timeoutMs;
@@ -284,16 +299,7 @@ async function main() {
     );
 
     // Open main.py from the explorer, click into its first line, and start a new line below it.
-    // Locators retry until the element is attached, visible and stable (the workbench re-renders).
-    await page
-      .locator('.explorer-folders-view .monaco-list-row[aria-label*="main.py"]')
-      .setTimeout(deadline - Date.now())
-      .click();
-    await page.waitForFunction(
-      () => [...document.querySelectorAll(".monaco-editor .view-line")].some((line) => /def/.test(line.textContent || "")),
-      { timeout: 20_000 },
-    );
-    await page.locator(".monaco-editor .view-lines").setTimeout(20_000).click();
+    await openFromExplorer(page, "main.py", "def", deadline - Date.now());
     await page.waitForFunction(() => document.activeElement && document.activeElement.closest(".monaco-editor"), {
       timeout: 20_000,
     });
@@ -436,15 +442,7 @@ async function main() {
 
     // A file looked at, then another typed in: the lines around the place left reach the prompt.
     await page.keyboard.press("Escape");
-    await page
-      .locator('.explorer-folders-view .monaco-list-row[aria-label*="prices.py"]')
-      .setTimeout(20_000)
-      .click();
-    await page.waitForFunction(
-      () => [...document.querySelectorAll(".monaco-editor .view-line")].some((line) => /TAX_RATE_0/.test(line.textContent || "")),
-      { timeout: 20_000 },
-    );
-    await page.locator(".monaco-editor .view-lines").setTimeout(20_000).click();
+    await openFromExplorer(page, "prices.py", "TAX_RATE_0", 20_000);
     await page.keyboard.down("Control");
     await page.keyboard.press("KeyG");
     await page.keyboard.up("Control");
@@ -452,15 +450,7 @@ async function main() {
     await page.keyboard.type("31", { delay: 10 });
     await page.keyboard.press("Enter");
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the extension reports a resting cursor
-    await page
-      .locator('.explorer-folders-view .monaco-list-row[aria-label*="report.py"]')
-      .setTimeout(20_000)
-      .click();
-    await page.waitForFunction(
-      () => [...document.querySelectorAll(".monaco-editor .view-line")].some((line) => /def.render/.test(line.textContent || "")),
-      { timeout: 20_000 },
-    );
-    await page.locator(".monaco-editor .view-lines").setTimeout(20_000).click();
+    await openFromExplorer(page, "report.py", "def.render", 20_000);
     await page.keyboard.down("Control");
     await page.keyboard.press("End");
     await page.keyboard.up("Control");
