@@ -146,8 +146,9 @@ async def test_a_warm_up_makes_the_next_requests_prompt_processing_shorter(serve
     print(f"cold: {cold}; warm-up evaluated {warmed_tokens}; after the warm-up: {warm}")
     assert cold["prompt_tokens"] > 300 and warmed_tokens > 300
     assert abs(warm["prompt_tokens"] - cold["prompt_tokens"]) <= 2  # the same prompt but for one comment word
+    # what the warm-up saves is counted in tokens the server evaluates again, not in its prompt_ms:
+    # a time on a machine busy with other work says nothing (benchmarks/ measure the times)
     assert warm["prefilled_tokens"] * 10 < cold["prefilled_tokens"], (cold, warm)
-    assert warm["prefill_ms"] * 3 < cold["prefill_ms"], (cold, warm)  # the server's own prompt_ms
 
 
 async def test_the_openai_compatible_path_against_the_same_server(server):
