@@ -196,6 +196,13 @@ async function openFromExplorer(page, name, pattern, timeoutMs) {
   await page.locator(".monaco-editor .view-lines").setTimeout(20_000).click();
 }
 
+/** Press `key` with Control held (Puppeteer's keyboard has no chords). */
+async function pressWithControl(page, key) {
+  await page.keyboard.down("Control");
+  await page.keyboard.press(key);
+  await page.keyboard.up("Control");
+}
+
 /** The newest prompt the fake backend received that holds `text`, waiting up to `timeoutMs`; or null. */
 async function promptWith(backend, text, timeoutMs) {
   const until = Date.now() + timeoutMs;
@@ -303,9 +310,7 @@ async function main() {
     await page.waitForFunction(() => document.activeElement && document.activeElement.closest(".monaco-editor"), {
       timeout: 20_000,
     });
-    await page.keyboard.down("Control");
-    await page.keyboard.press("Home");
-    await page.keyboard.up("Control");
+    await pressWithControl(page, "Home");
     mark("fileOpen");
     await page.keyboard.press("End");
     await page.keyboard.press("Enter");
@@ -333,9 +338,7 @@ async function main() {
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, "vscode-ghost-text.png") });
 
     // The editor's own Accept Next Word (Ctrl+Right) takes "a"; the rest stays as ghost text.
-    await page.keyboard.down("Control");
-    await page.keyboard.press("ArrowRight");
-    await page.keyboard.up("Control");
+    await pressWithControl(page, "ArrowRight");
     const afterWord = await page.waitForFunction(
       () => {
         // The buffer's own text: a view-line minus the ghost-text decorations drawn inside it.
@@ -386,9 +389,7 @@ async function main() {
     await page.keyboard.type(`    ${SLOW_PREFIX}`, { delay: 40 });
     const cancelTyped = Date.now();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await page.keyboard.down("Control");
-    await page.keyboard.press("Space");
-    await page.keyboard.up("Control");
+    await pressWithControl(page, "Space");
     await new Promise((resolve) => setTimeout(resolve, 300));
     await page.keyboard.press("Escape");
     const cancelledGhost = await page.waitForFunction(ghostVisible, { timeout: 30_000 }, SLOW_COMPLETION);
@@ -409,9 +410,7 @@ async function main() {
     await page.keyboard.type("    return ", { delay: 40 });
     await page.waitForFunction(ghostVisible, { timeout: 30_000 }, COMPLETION);
     const suggestVisible = () => Boolean(document.querySelector(".monaco-editor .suggest-widget.visible"));
-    await page.keyboard.down("Control");
-    await page.keyboard.press("Space");
-    await page.keyboard.up("Control");
+    await pressWithControl(page, "Space");
     await page.waitForFunction(suggestVisible, { timeout: 10_000 });
     // Opening the list re-asks the provider (with the list's selected item), so the ghost text can
     // be gone for a moment before the answer draws it again.
@@ -443,17 +442,13 @@ async function main() {
     // A file looked at, then another typed in: the lines around the place left reach the prompt.
     await page.keyboard.press("Escape");
     await openFromExplorer(page, "prices.py", "TAX_RATE_0", 20_000);
-    await page.keyboard.down("Control");
-    await page.keyboard.press("KeyG");
-    await page.keyboard.up("Control");
+    await pressWithControl(page, "KeyG");
     await page.locator(".quick-input-widget input").setTimeout(20_000).wait();
     await page.keyboard.type("31", { delay: 10 });
     await page.keyboard.press("Enter");
     await new Promise((resolve) => setTimeout(resolve, 1500)); // the extension reports a resting cursor
     await openFromExplorer(page, "report.py", "def.render", 20_000);
-    await page.keyboard.down("Control");
-    await page.keyboard.press("End");
-    await page.keyboard.up("Control");
+    await pressWithControl(page, "End");
     await page.keyboard.type("    rows = ", { delay: 40 });
     const reportPrompt = await promptWith(backend, "def render(rows):\n    rows = <|fim_suffix|>", 20_000);
     const visited = { ok: reportPrompt !== null && reportPrompt.split("<|fim_prefix|>")[0].includes(VISITED) };
@@ -472,9 +467,7 @@ async function main() {
     );
     const statsAccepted = (await acceptedLine.jsonValue()).trim();
     // The acceptance figures: find `"acceptance"` in the stats view, so that its lines are drawn.
-    await page.keyboard.down("Control");
-    await page.keyboard.press("KeyF");
-    await page.keyboard.up("Control");
+    await pressWithControl(page, "KeyF");
     await page.locator(".find-widget textarea, .find-widget input").setTimeout(10_000).wait();
     await page.keyboard.type('"acceptance"', { delay: 10 });
     await page.keyboard.press("Enter");
