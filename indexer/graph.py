@@ -302,6 +302,17 @@ class SymbolGraph:
             self._refresh()
             return list(dict.fromkeys(t for targets in self._resolved.get(path, ()) for t in targets))
 
+    def workspace_bound_names(self, path: str) -> frozenset[str]:
+        """The local names `path`'s imports bind whose import resolves to a workspace file
+        (Rust's `use crate::error::Result`, not `use std::io::Result`)."""
+        with self._lock:
+            self._refresh()
+            entry = self._entries.get(path)
+            if entry is None:
+                return frozenset()
+            return frozenset(local for imp, targets in zip(entry.tags.imports, self._resolved.get(path, ()))
+                             if targets for local in imp.local_names)
+
     def dependents(self, path: str) -> set[str]:
         """Files that import `path` directly."""
         with self._lock:

@@ -124,6 +124,12 @@ class IndexSnapshot:
             return ()
         return self.import_value("imports_of", path, lambda: tuple(self._graph.imports_of(path)))
 
+    def workspace_bound_names(self, path: str) -> frozenset[str]:
+        """The local names `path`'s imports bind to workspace files, at this version."""
+        if self._graph is None:
+            return frozenset()
+        return self.import_value("workspace_bound_names", path, lambda: self._graph.workspace_bound_names(path))
+
     def import_value(self, kind: str, path: str, make: Callable[[], Any]) -> Any:
         """`make()` kept for (`kind`, `path`): a value that reads nothing but `path`'s imports and
         language, `imports_of` and which files exist (see the module docstring)."""

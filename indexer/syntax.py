@@ -10,7 +10,8 @@ Invariants:
 - Every node type a table names is a named node type of that language's grammar, and every type of
   a cross-grammar set is one of at least one grammar (tests/unit/indexer/test_syntax.py).
 - `builtins` of every table holds `RECEIVER_WORDS`; a name in a language's `builtins` is never
-  looked up as a definition in a file of that language, whatever other languages predefine.
+  looked up as a definition in a file of that language, whatever other languages predefine,
+  unless that file's imports bind it to a workspace file (`pruning.index_lookup.IndexLookup.builtins`).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ class Syntax:
     `placeholder` is the language's own "body elided" text, valid where a body would go.
     `members` are the body node types that hold a class's (struct's, ...) members.
     `builtins` are names a file uses without defining or importing them (predeclared names, the
-    standard globals, and `RECEIVER_WORDS`): their definitions are not looked for.
+    standard globals, and `RECEIVER_WORDS`): their definitions are not looked for, unless an
+    import binds the name to a workspace file (a crate's own `Result`).
     """
 
     name: str

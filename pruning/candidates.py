@@ -133,20 +133,21 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         beside the `x.Pos()` methods): each is resolved on its own."""
         return use.name, use.owner if use.owner in modules else ""
 
+    builtins = lookup.builtins(syntax.builtins)
     by_name: dict[tuple[str, str], list[NameUse]] = {}
     for use in uses:
-        if not use.name or use.name in syntax.builtins or use.name.startswith("__"):
+        if not use.name or use.name in builtins or use.name.startswith("__"):
             continue
         if qualified(use) not in by_name and len(by_name) >= MAX_NAMES:
             continue
         by_name.setdefault(qualified(use), []).append(use)
     near = set(by_name)
-    for use in file_uses(lookup, source, modules, cursor_line, syntax.builtins, uses):
+    for use in file_uses(lookup, source, modules, cursor_line, builtins, uses):
         key = qualified(use)
         if key in near or key not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(key, []).append(use)
-    for use in similar_code_uses(lookup, similar, query, cursor_line, {name for name, _ in by_name}, syntax.builtins):
+    for use in similar_code_uses(lookup, similar, query, cursor_line, {name for name, _ in by_name}, builtins):
         by_name[use.name, ""] = [use]
     rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0

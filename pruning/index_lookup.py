@@ -118,6 +118,15 @@ class IndexLookup:
             found = snapshot.derived.setdefault(key, found)
         return found
 
+    def builtins(self, predeclared: frozenset[str]) -> frozenset[str]:
+        """The language's `predeclared` names less those this file imports from the workspace
+        by name: Rust's `use crate::error::Result` binds the crate's alias, whose definition is
+        shown, where the prelude's `Result` has none to show."""
+        if self.snapshot is None:
+            return predeclared
+        bound = self.snapshot.workspace_bound_names(self.path)
+        return predeclared if bound.isdisjoint(predeclared) else predeclared - bound
+
     def module_aliases(self) -> dict[str, str]:
         """Local names this file binds to modules -> the module's last dotted part
         (`from email import utils` -> utils: utils; `import x.y as z` -> z: y; Rust's

@@ -40,3 +40,49 @@ def test_a_name_used_through_a_used_module_is_that_modules_definition(tmp_path):
     shown = {(s.path, s.symbol) for s in parts.snippets}
     assert ("src/size_hint.rs", "add") in shown
     assert ("src/other.rs", "add") not in shown
+
+
+def _context_at_marker(tmp_path, files, path, language):
+    for name, body in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body.replace("<|>", ""))
+    index = WorkspaceIndex(snapshot=False)
+    index.scan([str(tmp_path)])
+    text = files[path]
+    offset = text.index("<|>")
+    text = text.replace("<|>", "")
+    index.did_open(str(tmp_path / path), text, language)
+    return index, build_context(str(tmp_path / path), text, offset, language=language, index=index,
+                                workspace_root=str(tmp_path))
+
+
+ERROR_RS = ("use std::fmt;\n\npub struct Error {\n    code: u8,\n}\n\n"
+            "pub type Result<T> = std::result::Result<T, Error>;\n")
+
+
+def test_a_predeclared_name_the_file_imports_from_the_crate_is_the_crates_definition(tmp_path):
+    files = {
+        "src/lib.rs": "mod error;\nmod ser;\n",
+        "src/error.rs": ERROR_RS,
+        "src/ser.rs": ("use crate::error::{Error, Result};\n\npub struct Serializer;\n\nimpl Serializer {\n"
+                       "    fn serialize_u8(&mut self, value: u8) -> Result<()> {\n        Ok(())\n    }\n\n"
+                       "<|>\n}\n"),
+    }
+    index, parts = _context_at_marker(tmp_path, files, "src/ser.rs", "rust")
+    assert ("src/error.rs", "Result") in {(s.path, s.symbol) for s in parts.snippets}
+    assert index.snapshot_for(str(tmp_path / "src/ser.rs")).workspace_bound_names(
+        str(tmp_path / "src/ser.rs")) == frozenset({"Error", "Result"})
+
+
+def test_a_predeclared_name_imported_from_outside_the_workspace_is_not_looked_up(tmp_path):
+    files = {
+        "src/lib.rs": "mod error;\nmod fmt_impl;\n",
+        "src/error.rs": ERROR_RS,
+        "src/fmt_impl.rs": ("use std::fmt::{self, Result};\n\npub struct Shown;\n\nimpl fmt::Display for Shown {\n"
+                            "    fn fmt(&self, f: &mut fmt::Formatter) -> Result {\n        Ok(())\n    }\n\n"
+                            "<|>\n}\n"),
+    }
+    index, parts = _context_at_marker(tmp_path, files, "src/fmt_impl.rs", "rust")
+    assert ("src/error.rs", "Result") not in {(s.path, s.symbol) for s in parts.snippets}
+    assert index.snapshot_for(str(tmp_path / "src/fmt_impl.rs")).workspace_bound_names(
+        str(tmp_path / "src/fmt_impl.rs")) == frozenset()
