@@ -13,7 +13,8 @@ library's other files, as RepoCoder and Continue retrieve) are measured in the s
 headline per language is the unseen-line recall and its margin over the best baseline.
 The Python standard library is measured the same way as a secondary corpus (--stdlib-packages).
 `--corpus heldout` measures two other libraries per language instead (benchmarks/context/heldout.py),
-which no constant of the pruner was chosen on; write its results elsewhere with --out.
+which no constant of the pruner was chosen on, and `--corpus fresh` two more, which no experiment
+looked at before their first run; write their results elsewhere with --out.
 
 Speed: --requests cursors in a --timing-file of about 2,000 lines of the standard library
 (a workspace of over 1,700 files), opened as a document in the index (its tree is the
@@ -58,8 +59,8 @@ STDLIB_PACKAGES = "email,asyncio,json,importlib,concurrent/futures,http,xml/etre
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--languages", default=",".join(corpora.LANGUAGES))
-    parser.add_argument("--corpus", choices=("dev", "heldout"), default="dev",
-                        help="the libraries the pruner's constants were chosen on, or two others per language")
+    parser.add_argument("--corpus", choices=("dev", *heldout.SETS), default="dev",
+                        help="the libraries the pruner's constants were chosen on, or one of the held-out sets")
     parser.add_argument("--samples", type=int, default=100, help="target lines per library")
     parser.add_argument("--budget", type=int, default=1024)
     parser.add_argument("--seed", type=int, default=0)
@@ -76,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
                     "libraries": {}, "headline": {}}
     for language in [name for name in args.languages.split(",") if name]:
         per_library = []
-        for package in (corpora if args.corpus == "dev" else heldout).packages(language):
+        for package in (corpora if args.corpus == "dev" else heldout.SETS[args.corpus]).packages(language):
             print(f"context_bench: {language}: {corpora.name_of(package)}", file=sys.stderr)
             measured = library_recall(package, args.samples, args.budget, args.seed)
             result["libraries"][corpora.name_of(package)] = measured
