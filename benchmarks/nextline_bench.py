@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import calendar
 import json
+import os
 import platform
 import shlex
 import subprocess
@@ -72,8 +73,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def packages_for(args, language: str) -> list[Package]:
     given = [w.split("=", 1)[1] for w in args.workspace if w.split("=", 1)[0] == language]
     if given:
-        return [Package(language, f"dir:{Path(d).name}", Path(d).resolve()) for d in given]
+        roots = [Path(d).resolve() for d in given]
+        return [Package(language, f"dir:{name}", root) for name, root in zip(workspace_names(roots), roots)]
     return corpus.packages(language)
+
+
+def workspace_names(roots: list[Path]) -> list[str]:
+    """Each directory's name, or, where two share it (two packages' `src`), its path below the
+    directories' common parent: a case's id names its package, so no two may be named alike."""
+    names = [root.name for root in roots]
+    if len(set(names)) == len(names):
+        return names
+    common = Path(os.path.commonpath(roots))
+    return [root.relative_to(common).as_posix() if names.count(root.name) > 1 else root.name for root in roots]
 
 
 def backend_spec(args) -> BackendSpec:

@@ -133,3 +133,11 @@ def test_the_baseline_prompt_stays_within_the_budget(tmp_path):
     used = count(request.prefix) + count(request.suffix) + sum(count(s.text) for s in request.snippets)
     assert request.snippets and used <= 1024
     assert len(request.prefix) < len(built["infile"][0].prefix)
+
+
+def test_two_workspaces_of_one_directory_name_get_distinct_package_names(tmp_path):
+    roots = [tmp_path / "query-core" / "package" / "src", tmp_path / "trpc" / "package" / "src", tmp_path / "lib"]
+    args = nextline_bench.parse_args(["--languages", "typescript"]
+                                     + [f"--workspace=typescript={root}" for root in roots])
+    names = [package.source for package in nextline_bench.packages_for(args, "typescript")]
+    assert names == ["dir:query-core/package/src", "dir:trpc/package/src", "dir:lib"]
