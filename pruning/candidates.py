@@ -16,7 +16,9 @@ Sources here (the scope ladder of the current file is `pruning.ladder`):
   block) that a referenced constant of another file belongs to;
 - module members: the top-level definitions of an imported module used near the cursor (or
   not yet), when it has at most `MAX_MODULE_MEMBERS` (each valued as the module's use divided
-  by the square root of their number).
+  by the square root of their number); of a larger one, those defined within `NEIGHBOUR_PLACES`
+  places of a member used near the cursor (`neighbours`; each worth `NEIGHBOUR_SHARE` of the
+  module's use divided by its places).
 
 Value model (documented because the packer trusts it): a referenced definition is worth
   use weight (call 1.0 > type 0.9 > attribute 0.8 > similar code 0.7 > identifier 0.6)
@@ -78,6 +80,8 @@ BARE_NAME_LOOKUP = 8  # definitions of a bare name looked through, best first
 MODULE_NAME_LOOKUP = 32
 MAX_UPGRADED = 16  # the most valuable candidates offered with fuller forms; the others in their line form
 MAX_MODULE_MEMBERS = 12  # an imported module used near the cursor offers its definitions up to this many
+NEIGHBOUR_PLACES = 3  # ... a larger one those defined this many places or fewer from one used near the cursor
+NEIGHBOUR_SHARE = 0.5  # of the module's use value, divided by the places (not tuned)
 SIMILAR_SNIPPETS = 2
 OWN_SNIPPETS = 1  # windows of this file outside the prefix and suffix windows
 MIN_WINDOW_SIMILARITY = 0.2
@@ -189,13 +193,19 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if key not in values:
             values[key] = value
             sources[key] = (item, frozenset(), False)
+    known = {name for name, _ in by_name}
     for alias, alias_uses in used_modules.items():
-        members = module_members(lookup, modules[alias], {name for name, _ in by_name})
-        best = max(_use_value(u, None) for u in alias_uses) / math.sqrt(len(members) or 1)
-        for item in members:
+        members = module_members(lookup, modules[alias])
+        best = max(_use_value(u, None) for u in alias_uses)
+        if len(members) <= MAX_MODULE_MEMBERS:
+            offered = [(item, best / math.sqrt(len(members) or 1)) for item in members]
+        else:  # too many to show: the ones defined next to those used near the cursor
+            anchors = {name for name, owner in near if owner == alias}
+            offered = [(item, best * NEIGHBOUR_SHARE / places) for item, places in neighbours(members, anchors)]
+        for item, value in offered:
             key = (item.path, _start(item.definition))
-            if key not in values:
-                values[key] = best
+            if key not in values and item.definition.name not in known:
+                values[key] = value
                 sources[key] = (item, frozenset(), False)
     pieces = []
     ranked = sorted(values, key=lambda key: -values[key])
@@ -247,11 +257,10 @@ def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: froz
     return pieces
 
 
-def module_members(lookup: IndexLookup, stem: str, known: set[str]) -> list[Found]:
+def module_members(lookup: IndexLookup, stem: str) -> list[Found]:
     """The top-level definitions of the imported module called `stem` (the first imported file
-    whose module stem it is; for Go, every imported file of that package's directory), none of
-    them named in `known`; none when it has more than `MAX_MODULE_MEMBERS` (too many to tell
-    which is next)."""
+    whose module stem it is; for Go, every imported file of that package's directory), in
+    definition order (files by path)."""
     if not lookup.available:
         return []
     members: list[Found] = []
@@ -262,9 +271,23 @@ def module_members(lookup: IndexLookup, stem: str, known: set[str]) -> list[Foun
         members += [Found(other, d, 1) for d in entry.tags.definitions if getattr(d, "container", None) is None]
         if not package_is_directory(other):  # a module is one file
             break
-    if len(members) > MAX_MODULE_MEMBERS:
-        return []
-    return [f for f in members if f.definition.name not in known]
+    return members
+
+
+def neighbours(members: list[Found], anchors: set[str]) -> list[tuple[Found, int]]:
+    """The members (in definition order) within `NEIGHBOUR_PLACES` places of one named in
+    `anchors`, none of those, each with its fewest places from one: code that uses several
+    members of a large module (a builder's `add...` functions, a module of event names) uses
+    them much in the order they are defined."""
+    at = [i for i, item in enumerate(members) if item.definition.name in anchors]
+    out = []
+    for i, item in enumerate(members):
+        if item.definition.name in anchors:
+            continue
+        places = min((abs(i - j) for j in at), default=NEIGHBOUR_PLACES + 1)
+        if places <= NEIGHBOUR_PLACES:
+            out.append((item, places))
+    return out
 
 
 def warm_references(lookup: IndexLookup, names: tuple[tuple[str, frozenset[str]], ...]) -> None:

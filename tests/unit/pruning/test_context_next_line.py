@@ -243,3 +243,47 @@ def test_an_imported_module_not_used_yet_offers_its_definitions(tmp_path, write_
     parts = build_context(path, text, offset, language="rust", index=index, workspace_root=str(tmp_path))
     shown = {(s.path, s.symbol) for s in parts.snippets}
     assert {("src/size_hint.rs", "add_scalar"), ("src/size_hint.rs", "mul")} <= shown
+
+
+def test_a_large_modules_members_defined_next_to_those_used_near_the_cursor_are_offered(tmp_path, write_workspace,
+                                                                                          monkeypatch):
+    """`import * as Builder` of a module of 20 functions, two of them called just above the
+    cursor: the next calls are much in the order they are defined, so the functions defined
+    next to those two are offered, and the far ones are not."""
+    monkeypatch.setattr("pruning.candidates.similar_code_uses", lambda *args, **kwargs: [])
+    builder = "".join(f"export function add{i}(params: Map<string, string>, value: string): void {{\n"
+                      f"    params.set(\"p{i}\", value);\n}}\n\n" for i in range(20))
+    index = write_workspace(tmp_path, {
+        "src/Builder.ts": builder,
+        "src/client.ts": '''
+            import * as Builder from "./Builder";
+
+            export function request(value: string): Map<string, string> {
+                const params = new Map<string, string>();
+                Builder.add7(params, value);
+                Builder.add8(params, value);
+
+                return params;
+            }
+            ''',
+    })
+    path = str(tmp_path / "src/client.ts")
+    text = (tmp_path / "src/client.ts").read_text()
+    offset = text.index("Builder.add8(params, value);\n") + len("Builder.add8(params, value);\n")
+    index.did_open(path, text, "typescript")
+    parts = build_context(path, text, offset, language="typescript", index=index, workspace_root=str(tmp_path))
+    shown = {s.symbol for s in parts.snippets if s.path == "src/Builder.ts"}
+    assert {"add9", "add6"} <= shown, shown
+    assert not {"add0", "add19"} & shown, shown
+
+
+def test_neighbours_are_the_members_within_a_few_places_of_an_anchor():
+    from pruning.candidates import NEIGHBOUR_PLACES, neighbours
+    from pruning.index_lookup import Found
+    from indexer.tags import Definition
+
+    members = [Found("m.ts", Definition(f"f{i}", "function", i, i, i, i, i), 1) for i in range(20)]
+    got = {found.definition.name: places for found, places in neighbours(members, {"f10"})}
+    assert "f10" not in got
+    assert got["f9"] == got["f11"] == 1
+    assert max(got.values()) == NEIGHBOUR_PLACES and len(got) == 2 * NEIGHBOUR_PLACES
