@@ -16,9 +16,9 @@ Sources here (the scope ladder of the current file is `pruning.ladder`):
   block) that a referenced constant of another file belongs to;
 - module members: the top-level definitions of an imported module used near the cursor (or
   not yet), when it has at most `MAX_MODULE_MEMBERS` (each valued as the module's use divided
-  by the square root of their number); of a larger one, those defined within `NEIGHBOUR_PLACES`
-  places of a member used near the cursor (`neighbours`; each worth `NEIGHBOUR_SHARE` of the
-  module's use divided by its places).
+  by the square root of their number); of a larger one that is one file (not a Go package),
+  those defined within `NEIGHBOUR_PLACES` places of a member used near the cursor (`neighbours`;
+  each worth `NEIGHBOUR_SHARE` of the module's use divided by its places).
 
 Value model (documented because the packer trusts it): a referenced definition is worth
   use weight (call 1.0 > type 0.9 > attribute 0.8 > similar code 0.7 > identifier 0.6)
@@ -199,9 +199,11 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         best = max(_use_value(u, None) for u in alias_uses)
         if len(members) <= MAX_MODULE_MEMBERS:
             offered = [(item, best / math.sqrt(len(members) or 1)) for item in members]
-        else:  # too many to show: the ones defined next to those used near the cursor
+        elif not package_is_directory(members[0].path):  # too many: those next to the ones used near the cursor
             anchors = {name for name, owner in near if owner == alias}
             offered = [(item, best * NEIGHBOUR_SHARE / places) for item, places in neighbours(members, anchors)]
+        else:  # a Go package's members are spread over its files in no order the code follows
+            offered = []
         for item, value in offered:
             key = (item.path, _start(item.definition))
             if key not in values and item.definition.name not in known:

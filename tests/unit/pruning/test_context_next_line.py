@@ -287,3 +287,24 @@ def test_neighbours_are_the_members_within_a_few_places_of_an_anchor():
     assert "f10" not in got
     assert got["f9"] == got["f11"] == 1
     assert max(got.values()) == NEIGHBOUR_PLACES and len(got) == 2 * NEIGHBOUR_PLACES
+
+
+def test_a_go_packages_members_next_to_those_used_near_the_cursor_are_not_offered(tmp_path, write_workspace,
+                                                                                  monkeypatch):
+    """A Go package's members are spread over its files: none is offered for being defined next
+    to one used near the cursor."""
+    monkeypatch.setattr("pruning.candidates.similar_code_uses", lambda *args, **kwargs: [])
+    funcs = "".join(f"\nfunc Add{i}(p map[string]string, v string) {{\n\tp[\"p{i}\"] = v\n}}\n" for i in range(20))
+    index = write_workspace(tmp_path, {
+        "go.mod": "module example.com/app\n",
+        "build/build.go": "package build\n" + funcs,
+        "app/req.go": ('package app\n\nimport "example.com/app/build"\n\nfunc request(v string) map[string]string {\n'
+                       '\tp := map[string]string{}\n\tbuild.Add7(p, v)\n\tbuild.Add8(p, v)\n\n\treturn p\n}\n'),
+    })
+    path = str(tmp_path / "app/req.go")
+    text = (tmp_path / "app/req.go").read_text()
+    index.did_open(path, text, "go")
+    offset = text.index("build.Add8(p, v)\n") + len("build.Add8(p, v)\n")
+    parts = build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path))
+    shown = {s.symbol for s in parts.snippets if s.path == "build/build.go"}
+    assert "Add8" in shown and not {"Add6", "Add9"} & shown, shown
