@@ -261,8 +261,8 @@ def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: froz
 
 def module_members(lookup: IndexLookup, stem: str) -> list[Found]:
     """The top-level definitions of the imported module called `stem` (the first imported file
-    whose module stem it is; for Go, every imported file of that package's directory), in
-    definition order (files by path)."""
+    whose module stem it is; for Go, every imported file of that package's directory) that
+    another file can name through it (`public_name`), in definition order (files by path)."""
     if not lookup.available:
         return []
     members: list[Found] = []
@@ -270,10 +270,21 @@ def module_members(lookup: IndexLookup, stem: str) -> list[Found]:
         entry = lookup.snapshot.entry(other)
         if entry is None or module_stem(other) != stem:
             continue
-        members += [Found(other, d, 1) for d in entry.tags.definitions if getattr(d, "container", None) is None]
+        members += [Found(other, d, 1) for d in entry.tags.definitions
+                    if getattr(d, "container", None) is None and public_name(d.name, entry.language)]
         if not package_is_directory(other):  # a module is one file
             break
     return members
+
+
+def public_name(name: str, language: str) -> bool:
+    """Whether another file may use `name` through its module: not a Python name with a leading
+    underscore (`_helper`, `__all__`), not a Go name in lower case (unexported)."""
+    if language == "python":
+        return not name.startswith("_")
+    if language == "go":
+        return name[:1].isupper()
+    return True
 
 
 def neighbours(members: list[Found], anchors: set[str]) -> list[tuple[Found, int]]:

@@ -308,3 +308,51 @@ def test_a_go_packages_members_next_to_those_used_near_the_cursor_are_not_offere
     parts = build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path))
     shown = {s.symbol for s in parts.snippets if s.path == "build/build.go"}
     assert "Add8" in shown and not {"Add6", "Add9"} & shown, shown
+
+
+def test_an_imported_modules_private_names_are_not_offered_as_its_members(tmp_path, write_workspace, monkeypatch):
+    """`from pkg import strategies as st`: `st._check_exports` and `st.__all__` are nothing the
+    next line can use through `st`; its public functions are."""
+    monkeypatch.setattr("pruning.candidates.similar_code_uses", lambda *args, **kwargs: [])
+    index = write_workspace(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/strategies.py": '''
+            __all__ = ["integers", "text"]
+
+
+            def integers(low, high):
+                return (low, high)
+
+
+            def text(alphabet):
+                return alphabet
+
+
+            def _check_exports(names):
+                return names
+            ''',
+        "pkg/use.py": '''
+            from pkg import strategies as st
+
+
+            def build():
+                low = st.integers(0, 1)
+
+            ''',
+    })
+    path = str(tmp_path / "pkg/use.py")
+    text = (tmp_path / "pkg/use.py").read_text()
+    offset = text.index("st.integers(0, 1)\n") + len("st.integers(0, 1)\n")
+    index.did_open(path, text, "python")
+    parts = build_context(path, text, offset, language="python", index=index, workspace_root=str(tmp_path))
+    shown = {s.symbol for s in parts.snippets if s.path == "pkg/strategies.py"}
+    assert "text" in shown and not {"_check_exports", "__all__"} & shown, shown
+
+
+@pytest.mark.parametrize("name, language, public", [
+    ("integers", "python", True), ("_check", "python", False), ("__all__", "python", False),
+    ("Join", "go", True), ("join", "go", False), ("_private", "typescript", True)])
+def test_public_name_is_what_another_file_can_name_through_the_module(name, language, public):
+    from pruning.candidates import public_name
+
+    assert public_name(name, language) is public
