@@ -245,6 +245,16 @@ def test_an_imported_module_not_used_yet_offers_its_definitions(tmp_path, write_
     assert {("src/size_hint.rs", "add_scalar"), ("src/size_hint.rs", "mul")} <= shown
 
 
+def _context_after(tmp_path, index, relative, language, marker):
+    """The context with the cursor right after `marker` in the workspace file `relative`, opened
+    as a buffer of `index`."""
+    path = str(tmp_path / relative)
+    text = (tmp_path / relative).read_text()
+    index.did_open(path, text, language)
+    return build_context(path, text, text.index(marker) + len(marker), language=language, index=index,
+                         workspace_root=str(tmp_path))
+
+
 def test_a_large_modules_members_defined_next_to_those_used_near_the_cursor_are_offered(tmp_path, write_workspace,
                                                                                           monkeypatch):
     """`import * as Builder` of a module of 20 functions, two of them called just above the
@@ -267,11 +277,7 @@ def test_a_large_modules_members_defined_next_to_those_used_near_the_cursor_are_
             }
             ''',
     })
-    path = str(tmp_path / "src/client.ts")
-    text = (tmp_path / "src/client.ts").read_text()
-    offset = text.index("Builder.add8(params, value);\n") + len("Builder.add8(params, value);\n")
-    index.did_open(path, text, "typescript")
-    parts = build_context(path, text, offset, language="typescript", index=index, workspace_root=str(tmp_path))
+    parts = _context_after(tmp_path, index, "src/client.ts", "typescript", "Builder.add8(params, value);\n")
     shown = {s.symbol for s in parts.snippets if s.path == "src/Builder.ts"}
     assert {"add9", "add6"} <= shown, shown
     assert not {"add0", "add19"} & shown, shown
@@ -301,11 +307,7 @@ def test_a_go_packages_members_next_to_those_used_near_the_cursor_are_not_offere
         "app/req.go": ('package app\n\nimport "example.com/app/build"\n\nfunc request(v string) map[string]string {\n'
                        '\tp := map[string]string{}\n\tbuild.Add7(p, v)\n\tbuild.Add8(p, v)\n\n\treturn p\n}\n'),
     })
-    path = str(tmp_path / "app/req.go")
-    text = (tmp_path / "app/req.go").read_text()
-    index.did_open(path, text, "go")
-    offset = text.index("build.Add8(p, v)\n") + len("build.Add8(p, v)\n")
-    parts = build_context(path, text, offset, language="go", index=index, workspace_root=str(tmp_path))
+    parts = _context_after(tmp_path, index, "app/req.go", "go", "build.Add8(p, v)\n")
     shown = {s.symbol for s in parts.snippets if s.path == "build/build.go"}
     assert "Add8" in shown and not {"Add6", "Add9"} & shown, shown
 
@@ -340,11 +342,7 @@ def test_an_imported_modules_private_names_are_not_offered_as_its_members(tmp_pa
 
             ''',
     })
-    path = str(tmp_path / "pkg/use.py")
-    text = (tmp_path / "pkg/use.py").read_text()
-    offset = text.index("st.integers(0, 1)\n") + len("st.integers(0, 1)\n")
-    index.did_open(path, text, "python")
-    parts = build_context(path, text, offset, language="python", index=index, workspace_root=str(tmp_path))
+    parts = _context_after(tmp_path, index, "pkg/use.py", "python", "st.integers(0, 1)\n")
     shown = {s.symbol for s in parts.snippets if s.path == "pkg/strategies.py"}
     assert "text" in shown and not {"_check_exports", "__all__"} & shown, shown
 
