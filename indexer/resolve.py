@@ -8,7 +8,11 @@ Rules per language (first existing candidate wins unless noted; ties broken by n
 importing file, then by path):
 - python: relative imports climb `level - 1` directories from the importing file's directory;
   absolute imports match any file whose dotted path ends with the module (`a/b/c.py`,
-  `a/b/c/__init__.py`, `.pyi` too). `from m import x` also yields the submodule `m/x` if indexed.
+  `a/b/c/__init__.py`, `.pyi` too) and that the import can name from a directory on the module
+  search path: the directory above the module's first package is not a package itself (holds no
+  `__init__.py`), so `import collections` in a package is the standard library's, not the
+  package's own `pkg/_internal/collections.py`. `from m import x` also yields the submodule `m/x`
+  if indexed.
 - javascript/typescript/tsx: relative specifiers only; tries the path as is, with each source
   extension, a `.js`-style suffix swapped for `.ts`/`.tsx`, and `index.*` inside a directory.
 - go: the package directory by `go.mod` module prefix, else by the longest directory suffix
@@ -155,10 +159,25 @@ def _python(index: ModuleIndex, path: str, imp: Import) -> list[str]:
         for name in imp.names:
             found += _python_files(index, posixpath.join(base, *name.split(".")), package=False)
         return found
-    found = _nearest(index.python_suffixes.get(module), path)[:1]
+    found = _nearest(_importable(index, module), path)[:1]
     for name in imp.names:
-        found += _nearest(index.python_suffixes.get(f"{module}.{name}"), path)[:1]
+        found += _nearest(_importable(index, f"{module}.{name}"), path)[:1]
     return found
+
+
+def _importable(index: ModuleIndex, module: str) -> set[str]:
+    """The files whose dotted path ends with `module` and that an absolute import of `module`
+    names: the directory above the module's first package holds no `__init__.py` (or `.pyi`)."""
+    out = set()
+    for candidate in index.python_suffixes.get(module, ()):
+        above = posixpath.dirname(candidate)  # the directory of the module's last segment
+        if posixpath.basename(candidate).startswith("__init__."):
+            above = posixpath.dirname(above)
+        for _ in range(module.count(".")):
+            above = posixpath.dirname(above)
+        if above + "/__init__.py" not in index.paths and above + "/__init__.pyi" not in index.paths:
+            out.add(candidate)
+    return out
 
 
 def _python_files(index: ModuleIndex, base: str, package: bool = True) -> list[str]:
