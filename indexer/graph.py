@@ -7,7 +7,9 @@ Invariants:
   removed, a Go module declared): equal serials mean equal answers.
 - When a file is re-indexed, exactly the files importing it (its direct dependents) are marked for
   re-resolution; they are re-resolved lazily, before the next query. Adding or removing a file
-  re-resolves the files that had unresolved imports.
+  re-resolves the files that had unresolved imports; adding or removing a Python package's
+  `__init__` also re-resolves the importers of every file below its directory (what an absolute
+  import names depends on which directories are packages, indexer/resolve.py).
 - A file that is new to the graph (or changed package or language) has its imports resolved once,
   before the next query or `resolve_pending()`, against every file added by then: a scan adding
   many files resolves each once, and the result does not depend on the order they were added in.
@@ -19,6 +21,7 @@ Invariants:
 
 from __future__ import annotations
 
+import posixpath
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -88,6 +91,7 @@ class SymbolGraph:
                     self._drop_entries(path, previous)
                 else:
                     self._unresolved_dirty = True
+                    self._mark_importers_below(path)
                 self._add_entries(entry)
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
@@ -110,6 +114,7 @@ class SymbolGraph:
             marked = frozenset(self._importers.get(path, ()))
             self._stale.update(marked)
             self._unresolved_dirty = True
+            self._mark_importers_below(path)
             self._invalidate_edges(path, old, None)
             self._out_edges.pop(path, None)
             return FileUpdate(path, True, "", marked)
@@ -199,6 +204,16 @@ class SymbolGraph:
         self._unresolved.discard(path)
         self._stale.discard(path)
         self._fresh.discard(path)
+
+    def _mark_importers_below(self, path: str) -> None:
+        """When `path` is a Python package's `__init__` that came or went: mark for re-resolution
+        the importers of the files below its directory."""
+        if posixpath.basename(path) not in ("__init__.py", "__init__.pyi"):
+            return
+        below = posixpath.dirname(path) + "/"
+        for target, importers in self._importers.items():
+            if target.startswith(below):
+                self._stale.update(importers)
 
     def _resolve(self, path: str) -> None:
         tags = self._entries[path].tags

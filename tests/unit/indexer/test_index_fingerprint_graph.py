@@ -103,3 +103,17 @@ def test_a_limited_answer_is_the_start_of_the_whole_one_and_reads_fewer_files(ta
         assert limited == own + [found for found in whole if found[0] != "/w/pkg1/main.py"][:limit]
         assert len(read) == min(len(whole_read), 1 + limit)
     assert [path for path, _ in whole][:3] == ["/w/pkg1/main.py", "/w/pkg1/m1.py", "/w/pkg1/m13.py"]
+
+
+def test_a_package_init_coming_or_going_re_resolves_imports_of_modules_below_it(tags_of):
+    """`import tools` names /w/lib/tools.py while lib is no package; once lib/__init__.py exists it
+    names lib's own module, which `import tools` cannot reach (indexer/resolve.py), and back."""
+    graph = _graph(tags_of, {
+        "/w/main.py": ("python", "import tools\n"),
+        "/w/lib/tools.py": ("python", "def f():\n    pass\n"),
+    })
+    assert graph.imports_of("/w/main.py") == ["/w/lib/tools.py"]
+    graph.set_file("/w/lib/__init__.py", tags_of("python", ""))
+    assert graph.imports_of("/w/main.py") == []
+    graph.remove_file("/w/lib/__init__.py")
+    assert graph.imports_of("/w/main.py") == ["/w/lib/tools.py"]
