@@ -8,9 +8,9 @@ values derived from the snapshot as a whole (cross-file answers, and consumers' 
 depend on the set of files, in `derived`) live on the snapshot and die with it, with one
 exception each: a `definitions_of` answer the previous version was asked for moves to the next
 one when nothing it read changed (`_carried`), and so does a value of one file that reads only
-its imports and the set of files (`imports_of`, `import_value`), so typing in a buffer does not
-ask the graph again for every name near the cursor, nor resolve the file's imports again, at
-every keystroke.
+its imports and the set of files (`imports_of`, `import_value`), and a value of the set of files
+alone (`layout_value`), so typing in a buffer does not ask the graph again for every name near
+the cursor, nor resolve the file's imports again, at every keystroke.
 
 Invariants:
 - `version` and `entries` never change after construction; two snapshots with equal versions
@@ -28,6 +28,8 @@ Invariants:
   come first in the answer, are then read again from its new entry).
 - A carried `imports_of(path)` or `import_value(kind, path, make)` equals a recomputation: the
   set of files and modules is the same and `path`'s entry keeps its imports and language.
+- A carried `layout_value(kind, key, make)` was made at a version with the same set of files and
+  modules; any entry it holds may be older than this version's (its reader compares).
 """
 
 from __future__ import annotations
@@ -70,9 +72,13 @@ class IndexSnapshot:
         self._asked: set[tuple[str, str, int | None]] = set()
         # values of one file that read only its imports and the layout: (kind, path) -> value
         self._import_values: dict[tuple[str, str], Any] = {}
+        # values of the set of files alone: (kind, key) -> value
+        self._layout_values: dict[tuple[str, Any], Any] = {}
         if previous is not None and graph is not None and previous._graph is graph and previous.layout == self.layout:
             self._definitions = _carried(previous, table)
             self._import_values = _carried_import_values(previous, table)
+            with previous._lock:
+                self._layout_values = dict(previous._layout_values)
         self.derived: dict[tuple, Any] = {}  # consumers' values derived from this version alone
 
     @property
@@ -140,6 +146,17 @@ class IndexSnapshot:
         value = make()
         with self._lock:
             return self._import_values.setdefault(key, value)
+
+    def layout_value(self, kind: str, key: Any, make: Callable[[], Any]) -> Any:
+        """`make()` kept for (`kind`, `key`) while the set of files and modules stays: a value
+        that reads which files exist, and entries only as its reader then checks them against
+        `entries` (see the module docstring)."""
+        with self._lock:
+            if (kind, key) in self._layout_values:
+                return self._layout_values[(kind, key)]
+        value = make()
+        with self._lock:
+            return self._layout_values.setdefault((kind, key), value)
 
     def defines(self, name: str) -> bool:
         """Whether some file defines `name`, at this version."""

@@ -15,7 +15,9 @@ by Jaccard similarity of identifier sets.
 A file's identifiers and its windows (their first lines and identifier sets) are kept on its
 index entry (`FileEntry.derived`, keys `("similar_vocabulary",)` and `("similar_windows",)`, the
 windows only for files whose windows were compared) and die with it; the related files of a
-file are a value of its imports and the set of files (`IndexSnapshot.import_value`).
+file are a value of its imports and the set of files (`IndexSnapshot.import_value`), and the
+shared identifiers of the first stage are counted by the inverted index of the directory's
+neighbourhood (`pruning.vocabulary_index`), a value of the set of files.
 """
 
 from __future__ import annotations
@@ -24,11 +26,13 @@ import heapq
 import math
 import os
 import re
+from itertools import chain
 from typing import NamedTuple
 
 from indexer import GRAMMARS, FileEntry
 
 from .index_lookup import IndexLookup
+from .vocabulary_index import VocabularyIndex, neighbourhood, vocabulary_index
 
 WORD = re.compile(rb"[A-Za-z_][A-Za-z_0-9]*")
 WINDOW_LINES = 20
@@ -57,17 +61,28 @@ def similar_windows(lookup: IndexLookup, query: frozenset[bytes], top: int) -> l
     (ties by path, then line)."""
     if not lookup.available or not query:
         return []
-    nearest = heapq.nlargest(TOP_FILES, ((file_score(vocabulary_of(lookup, path), query), path)
-                                         for path in related_files(lookup)))
     scored: list[SimilarWindow] = []
-    for score, path in nearest:
-        if not score:
-            continue
+    for score, path in nearest_files(lookup, query):
         for start, words, ordered in windows_of(lookup, path):
             common = len(words & query)
             if common:
                 scored.append(SimilarWindow(common / (len(words) + len(query) - common), path, start, ordered))
     return heapq.nsmallest(top, scored, key=lambda w: (-w.similarity, w.path, w.start_line))
+
+
+def nearest_files(lookup: IndexLookup, query: frozenset[bytes]) -> list[tuple[float, str]]:
+    """The `TOP_FILES` related files with the best `file_score` for `query` (above zero), best
+    first (ties: the greater path first), with their scores. The neighbourhood's index counts the
+    shared identifiers; a related file outside it, or whose entry changed since it was indexed,
+    is scored from its entry."""
+    related = related_files(lookup)
+    hood = neighbourhood_index(lookup)
+    stale = hood.stale(lookup.snapshot.entries)
+    scored = [(count / hood.norms[at], hood.paths[at]) for at, count in hood.shared(query).items()
+              if at not in stale and hood.paths[at] in related.members]
+    direct = chain(related.outside, (path for at in stale if (path := hood.paths[at]) in related.members))
+    scored += [(score, path) for path in direct if (score := file_score(vocabulary_of(lookup, path), query))]
+    return heapq.nlargest(TOP_FILES, scored)
 
 
 def own_windows(lookup: IndexLookup, query: frozenset[bytes], visible: tuple[int, int],
@@ -91,31 +106,40 @@ def file_score(vocabulary: frozenset[bytes], query: frozenset[bytes]) -> float:
     return len(vocabulary & query) / (math.sqrt(len(vocabulary)) + 1.0)
 
 
-def related_files(lookup: IndexLookup) -> tuple[str, ...]:
-    """The files this one imports, the other files of its directory, then the workspace's other
-    files written in its language (a `.tsx` file counts as TypeScript) by distance in the
-    directory tree (steps up and down between the two directories; ties by path), at most
-    `MAX_FILES` (a value of the file's imports, language and the set of files, kept as such on
-    the snapshot)."""
+class RelatedFiles(NamedTuple):
+    paths: tuple[str, ...]
+    members: frozenset[str]
+    outside: tuple[str, ...]  # those not in the file's neighbourhood (imported from further away)
+
+
+def related_files(lookup: IndexLookup) -> RelatedFiles:
+    """The files this one imports, then the rest of its neighbourhood (`neighbourhood_index`:
+    the other files of its directory, then the workspace's other files written in its language,
+    a `.tsx` file counting as TypeScript, nearest first), at most `MAX_FILES` (a value of the
+    file's imports, language and the set of files, kept as such on the snapshot)."""
     snapshot, path = lookup.snapshot, lookup.path
 
-    def make() -> tuple[str, ...]:
-        here = os.path.dirname(path).split(os.sep)
-        family = _family(snapshot.entries.get(path))
-
-        def distance(other: str) -> int:
-            there = os.path.dirname(other).split(os.sep)
-            common = len(os.path.commonprefix([here, there]))
-            return len(here) + len(there) - 2 * common
-
+    def make() -> RelatedFiles:
+        hood = neighbourhood_index(lookup).paths
         out = dict.fromkeys(other for other in snapshot.imports_of(path) if other != path)
-        others = ((distance(other), other) for other, entry in snapshot.entries.items()
-                  if other != path and (os.path.dirname(other) == os.path.dirname(path) or _family(entry) == family))
-        nearest = (other for _, other in heapq.nsmallest(MAX_FILES, others))
-        out.update(dict.fromkeys(nearest))
-        return tuple(out)[:MAX_FILES]
+        out.update(dict.fromkeys(other for other in hood if other != path))
+        paths = tuple(out)[:MAX_FILES]
+        return RelatedFiles(paths, frozenset(paths), tuple(other for other in paths if other not in frozenset(hood)))
 
     return snapshot.import_value("similar_files", path, make)
+
+
+def neighbourhood_index(lookup: IndexLookup) -> VocabularyIndex:
+    """The vocabulary index of the `MAX_FILES + 1` files nearest the file's directory in it or
+    of its language (itself among them); a value of the set of files, kept on the snapshot."""
+    snapshot = lookup.snapshot
+    directory, family = os.path.dirname(lookup.path), _family(snapshot.entries.get(lookup.path))
+
+    def make() -> VocabularyIndex:
+        paths = neighbourhood(snapshot, directory, family, MAX_FILES + 1, _family)
+        return vocabulary_index(snapshot, paths, lambda path: vocabulary_of(lookup, path))
+
+    return snapshot.layout_value("similar_neighbourhood", (directory, family), make)
 
 
 def _family(entry: FileEntry | None) -> str | None:
@@ -137,10 +161,10 @@ def vocabulary_of(lookup: IndexLookup, path: str) -> frozenset[bytes]:
 
 
 def warm_vocabularies(lookup: IndexLookup) -> None:
-    """Read the identifiers of every related file of `lookup`'s file (`vocabulary_of`), as a
-    query there would."""
+    """Read the identifiers of every related file of `lookup`'s file (`vocabulary_of`) and index
+    its neighbourhood's, as a query there would."""
     if lookup.available:
-        for path in related_files(lookup):
+        for path in related_files(lookup).outside:
             vocabulary_of(lookup, path)
 
 
