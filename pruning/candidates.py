@@ -64,7 +64,7 @@ from .index_lookup import Found, IndexLookup, module_stem, package_is_directory
 from .file_uses import MAX_FILE_NAMES, file_uses
 from .names_near import NameUse
 from .scopes import as_scope, name_of, node_text
-from .code_windows import SimilarWindow, own_windows, query_words, similar_windows, window_parts
+from .code_windows import Query, SimilarWindow, cursor_query, own_windows, similar_windows, window_parts
 from .sibling_constants import sibling_constants
 from .similar_code import TOP_WINDOWS, similar_code_uses
 from .snippets import CLASS_KINDS, RenderedSnippet, render
@@ -122,7 +122,7 @@ class Piece(NamedTuple):
 def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, list[object]],
                      root: object, source: bytes, path: str, syntax: Syntax,
                      visible: tuple[int, int], cursor_line: int, similar: list[SimilarWindow],
-                     query: frozenset[bytes], filled_type: str | None = None,
+                     query: Query, filled_type: str | None = None,
                      ) -> tuple[list[Piece], tuple[tuple[str, frozenset[str]], ...]]:
     """Candidates for the definitions of names used near the cursor (see the value model) and of
     the file's likely next names (`pruning.file_uses`), the windows of code most like the lines
@@ -151,7 +151,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if key in near or key not in by_name and len(by_name) >= MAX_NAMES + MAX_FILE_NAMES:
             continue
         by_name.setdefault(key, []).append(use)
-    for use in similar_code_uses(lookup, similar, query, cursor_line, {name for name, _ in by_name}, builtins):
+    for use in similar_code_uses(lookup, similar, query.words, cursor_line, {name for name, _ in by_name}, builtins):
         by_name[use.name, ""] = [use]
     rank = lookup.closeness() if lookup.available else {}
     best_rank = lookup.best_closeness() if lookup.available else 1.0
@@ -219,16 +219,16 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if piece is not None:
             pieces.append(piece)
     pieces += window_pieces(lookup, similar[:SIMILAR_SNIPPETS], query)
-    pieces += window_pieces(lookup, own_windows(lookup, query, visible, OWN_SNIPPETS), query)
+    pieces += window_pieces(lookup, own_windows(lookup, query.words, visible, OWN_SNIPPETS), query)
     names = dict.fromkeys(name for name, _ in by_name)
     return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in names)
 
 
-def similar_code(lookup: IndexLookup, source: bytes, cursor_byte: int) -> tuple[list[SimilarWindow], frozenset[bytes]]:
+def similar_code(lookup: IndexLookup, source: bytes, cursor_byte: int) -> tuple[list[SimilarWindow], Query]:
     """The windows of code most like the lines around byte `cursor_byte` (most similar first, as
-    many as the names and the snippets read), and those lines' identifiers."""
-    query = query_words(source, cursor_byte)
-    return similar_windows(lookup, query, max(TOP_WINDOWS, SIMILAR_SNIPPETS)), query
+    many as the names and the snippets read), and those lines as a query."""
+    query = cursor_query(source, cursor_byte)
+    return similar_windows(lookup, query.words, max(TOP_WINDOWS, SIMILAR_SNIPPETS)), query
 
 
 def yields_prefix(similar: list[SimilarWindow]) -> bool:
@@ -237,11 +237,11 @@ def yields_prefix(similar: list[SimilarWindow]) -> bool:
     return bool(similar) and similar[0].similarity >= MIN_WINDOW_SIMILARITY
 
 
-def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: frozenset[bytes]) -> list[Piece]:
+def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: Query) -> list[Piece]:
     """The `similar` windows (most similar first) of at least `MIN_WINDOW_SIMILARITY` as snippets:
-    the window's `WINDOW_PART_LINES[0]` lines most like the query, with the larger blocks around
-    them as a chain of upgrades (the whole window worth `WINDOW_GAIN` times as much); a window of
-    this file is a piece of the current file."""
+    `WINDOW_PART_LINES[0]` lines around the window's counterpart of the cursor's line
+    (`window_parts`), with the larger blocks around them as a chain of upgrades (the largest
+    worth `WINDOW_GAIN` times as much); a window of this file is a piece of the current file."""
     pieces = []
     for window in similar:
         if window.similarity < MIN_WINDOW_SIMILARITY:

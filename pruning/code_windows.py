@@ -10,7 +10,9 @@ file imports, the other files of its own directory, then the rest of the workspa
 the directory tree first, at most `MAX_FILES`) in two stages, as RepoCoder retrieves: the
 `TOP_FILES` files whose identifiers best cover the query (shared identifiers over the square
 root of the file's vocabulary, so a long file does not win by size alone), then their windows
-by Jaccard similarity of identifier sets.
+by Jaccard similarity of identifier sets. What a snippet shows of a window (`window_parts`) is
+the block around its line that stands where the cursor's line stands (`aligned_line`): the
+sibling's counterpart of the line about to be written, with the lines that lead up to it.
 
 A file's identifiers and its windows (their first lines and identifier sets) are kept on its
 index entry (`FileEntry.derived`, keys `("similar_vocabulary",)` and `("similar_windows",)`, the
@@ -40,8 +42,17 @@ WINDOW_STRIDE = 20
 QUERY_LINES = 10  # lines above and below the cursor compared with the windows
 MAX_FILES = 400
 TOP_FILES = 8  # the related files most like the query, whose windows are compared
+ALIGNED_ABOVE = 0.7  # of a block of similar code aligned on the cursor's line, the share above that line
 
 Window = tuple[int, frozenset[bytes], tuple[bytes, ...]]  # first line, identifiers, in order of first use
+
+
+class Query(NamedTuple):
+    """The lines around the cursor, as `similar_windows` and `window_parts` compare code with them."""
+
+    words: frozenset[bytes]  # the identifiers of all of them
+    lines: tuple[frozenset[bytes], ...]  # each line's identifiers, in order
+    cursor: int  # the position of the cursor's line in `lines`
 
 
 class SimilarWindow(NamedTuple):
@@ -54,6 +65,13 @@ class SimilarWindow(NamedTuple):
 def query_words(source: bytes, cursor_byte: int) -> frozenset[bytes]:
     """The identifiers of the lines around the cursor (at byte `cursor_byte` of `source`)."""
     return frozenset(WORD.findall(_around(source, cursor_byte, QUERY_LINES)))
+
+
+def cursor_query(source: bytes, cursor_byte: int) -> Query:
+    """The `Query` of the lines around the cursor (at byte `cursor_byte` of `source`)."""
+    lines = tuple(frozenset(WORD.findall(line)) for line in _around(source, cursor_byte, QUERY_LINES).split(b"\n"))
+    line_start = source.rfind(b"\n", 0, cursor_byte) + 1
+    return Query(frozenset().union(*lines), lines, min(QUERY_LINES, source.count(b"\n", 0, line_start)))
 
 
 def similar_windows(lookup: IndexLookup, query: frozenset[bytes], top: int) -> list[SimilarWindow]:
@@ -185,14 +203,66 @@ def windows_of(lookup: IndexLookup, path: str) -> list[Window]:
     return kept
 
 
-def window_parts(lookup: IndexLookup, window: SimilarWindow, query: frozenset[bytes],
+def window_parts(lookup: IndexLookup, window: SimilarWindow, query: Query,
                  sizes: tuple[int, ...]) -> list[tuple[int, int, str]]:
-    """For each size in `sizes` (increasing), the block of that many of the window's lines that
-    shares the most identifiers with `query` (the first such block), inside which the block of
-    the size before lies; as (first line, last line, text) with blank lines at the block's ends
-    dropped, each block once."""
-    lines = (lookup.snapshot.source(window.path) or b"").split(b"\n")[window.start_line:window.start_line + WINDOW_LINES]
-    shared = [len(query.intersection(WORD.findall(line))) for line in lines]
+    """For each size in `sizes` (increasing), a block of that many lines of the window's file
+    that holds the block of the size before: around the window's line that stands where the
+    cursor's line stands among its neighbours (`aligned_line`), `ALIGNED_ABOVE` of the block
+    above that line, or, when no line aligns, the window's lines that share the most identifiers
+    with the query (the first such block). As (first line, last line, text) with blank lines at
+    the block's ends dropped, each block once."""
+    lines = (lookup.snapshot.source(window.path) or b"").split(b"\n")
+    count = min(WINDOW_LINES, len(lines) - window.start_line)
+    at = aligned_line(lines, window.start_line, count, query)
+    if at is not None:
+        blocks = [_block_around(at, min(size, len(lines)), len(lines)) for size in sizes]
+    else:
+        blocks = _most_shared_blocks(lines[window.start_line:window.start_line + count], window.start_line,
+                                     query.words, sizes)
+    out: list[tuple[int, int, str]] = []
+    for start, end in blocks:
+        while start < end and not lines[start].strip():
+            start += 1
+        while end > start and not lines[end - 1].strip():
+            end -= 1
+        part = (start, end - 1, b"\n".join(lines[start:end]).decode("utf-8", "replace") + "\n")
+        if start < end and (not out or out[-1][:2] != part[:2]):
+            out.append(part)
+    return out
+
+
+def aligned_line(lines: list[bytes], start: int, count: int, query: Query) -> int | None:
+    """The line of `lines[start:start + count]` that stands where the cursor's line stands: the
+    one whose neighbours (and itself) share the most identifiers with the cursor's neighbours
+    (and the cursor's line) at the same distance, each pair scored by Jaccard similarity over
+    the distance (one for the line itself), or None when no pair shares one."""
+    low = max(0, start - query.cursor)
+    words = [frozenset(WORD.findall(line)) for line in lines[low:start + count + len(query.lines)]]
+    best, best_at = 0.0, None
+    for at in range(start, start + count):
+        score = 0.0
+        for position, wanted in enumerate(query.lines):
+            there = at + position - query.cursor - low
+            if wanted and 0 <= there < len(words):
+                common = len(words[there] & wanted)
+                if common:
+                    score += common / len(words[there] | wanted) / max(1, abs(position - query.cursor))
+        if score > best:
+            best, best_at = score, at
+    return best_at
+
+
+def _block_around(line: int, size: int, total: int) -> tuple[int, int]:
+    """The `size` lines (of `total`) with `line` `ALIGNED_ABOVE` of the way down, as (start, end)."""
+    start = min(max(0, line - int(size * ALIGNED_ABOVE)), total - size)
+    return start, start + size
+
+
+def _most_shared_blocks(lines: list[bytes], first: int, words: frozenset[bytes],
+                        sizes: tuple[int, ...]) -> list[tuple[int, int]]:
+    """Per size, the block of `lines` (the file's lines from line `first`) sharing the most
+    identifiers with `words` (the first such), holding the block of the size before."""
+    shared = [len(words.intersection(WORD.findall(line))) for line in lines]
     blocks: list[tuple[int, int]] = []
     for size in sizes:
         size = min(size, len(lines))
@@ -202,17 +272,7 @@ def window_parts(lookup: IndexLookup, window: SimilarWindow, query: frozenset[by
             low, high = max(low, inner_end - size), min(high, inner_start)
         best = max(range(low, high + 1), key=lambda at: (sum(shared[at:at + size]), -at))
         blocks.append((best, best + size))
-    out: list[tuple[int, int, str]] = []
-    for start, end in blocks:
-        while start < end and not lines[start].strip():
-            start += 1
-        while end > start and not lines[end - 1].strip():
-            end -= 1
-        part = (window.start_line + start, window.start_line + end - 1,
-                b"\n".join(lines[start:end]).decode("utf-8", "replace") + "\n")
-        if start < end and (not out or out[-1][:2] != part[:2]):
-            out.append(part)
-    return out
+    return [(first + start, first + end) for start, end in blocks]
 
 
 def _around(source: bytes, offset: int, lines: int) -> bytes:

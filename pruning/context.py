@@ -111,7 +111,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     source = text.encode("utf-8", "surrogatepass")
     parsed = syntax is not None and syntax.name in LANGUAGES
     byte_offset = 0
-    similar, query = [], frozenset()
+    similar, query = [], None
     if parsed:
         byte_offset = offset if len(source) == len(text) else len(prefix_text.encode("utf-8", "surrogatepass"))
         lookup = IndexLookup(index.snapshot_for(path) if index is not None else None, path)
