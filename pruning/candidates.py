@@ -86,7 +86,7 @@ SIMILAR_SNIPPETS = 2
 OWN_SNIPPETS = 1  # windows of this file outside the prefix and suffix windows
 MIN_WINDOW_SIMILARITY = 0.2
 WINDOW_VALUE = 8.0
-WINDOW_PART_LINES = (6, 12, 20)  # a similar window's line form, then larger blocks of it as upgrades
+WINDOW_PART_LINES = (6, 12, 20)  # a similar window's line form, then larger blocks around it as upgrades
 WINDOW_GAIN = 1.5
 FILLED_TYPE_GAIN = 3.0  # the type a literal at the cursor builds: its fields are the next line's likely names
 WINDOW_PREFIX_SHARE = 0.15  # of the budget, moved from the prefix window to the snippets when a window is offered
@@ -219,7 +219,7 @@ def reference_pieces(uses: list[NameUse], lookup: IndexLookup, local: dict[str, 
         if piece is not None:
             pieces.append(piece)
     pieces += window_pieces(lookup, similar[:SIMILAR_SNIPPETS], query)
-    pieces += window_pieces(lookup, own_windows(lookup, query.words, visible, OWN_SNIPPETS), query)
+    pieces += window_pieces(lookup, own_windows(lookup, query.words, visible, OWN_SNIPPETS), query, visible)
     names = dict.fromkeys(name for name, _ in by_name)
     return pieces, tuple((name, frozenset(members_of.get(name, ()))) for name in names)
 
@@ -237,11 +237,13 @@ def yields_prefix(similar: list[SimilarWindow]) -> bool:
     return bool(similar) and similar[0].similarity >= MIN_WINDOW_SIMILARITY
 
 
-def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: Query) -> list[Piece]:
+def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: Query,
+                  visible: tuple[int, int] | None = None) -> list[Piece]:
     """The `similar` windows (most similar first) of at least `MIN_WINDOW_SIMILARITY` as snippets:
     `WINDOW_PART_LINES[0]` lines around the window's counterpart of the cursor's line
     (`window_parts`), with the larger blocks around them as a chain of upgrades (the largest
-    worth `WINDOW_GAIN` times as much); a window of this file is a piece of the current file."""
+    worth `WINDOW_GAIN` times as much); a window of this file is a piece of the current file,
+    kept on its side of `visible` (the lines the prompt's windows show)."""
     pieces = []
     for window in similar:
         if window.similarity < MIN_WINDOW_SIMILARITY:
@@ -249,7 +251,10 @@ def window_pieces(lookup: IndexLookup, similar: list[SimilarWindow], query: Quer
         value = WINDOW_VALUE * window.similarity
         reason = f"code like the cursor's surroundings (Jaccard {window.similarity:.2f})"
         piece = None
-        parts = window_parts(lookup, window, query, WINDOW_PART_LINES)
+        bounds = (0, None)
+        if window.path == lookup.path and visible is not None:
+            bounds = (0, visible[0]) if window.start_line < visible[0] else (visible[1] + 1, None)
+        parts = window_parts(lookup, window, query, WINDOW_PART_LINES, bounds)
         for i, (first, last, text) in reversed(list(enumerate(parts))):
             gain = 1.0 + (WINDOW_GAIN - 1.0) * i / max(1, len(parts) - 1)
             piece = Piece(window.path, f"lines {first + 1}-{last + 1}", "window", first, last, text, reason,

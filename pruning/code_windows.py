@@ -7,7 +7,7 @@ not show are compared with the query as they are (`own_windows`). The lines arou
 the cursor (`QUERY_LINES` above, the cursor's line and the ones below it) are compared with
 windows of `WINDOW_LINES` lines (stride `WINDOW_STRIDE`) of the related files (the files this
 file imports, the other files of its own directory, then the rest of the workspace nearest in
-the directory tree first, at most `MAX_FILES`) in two stages, as RepoCoder retrieves: the
+the directory tree first, those in the file's language, at most `MAX_FILES`) in two stages, as RepoCoder retrieves: the
 `TOP_FILES` files whose identifiers best cover the query (shared identifiers over the square
 root of the file's vocabulary, so a long file does not win by size alone), then their windows
 by Jaccard similarity of identifier sets. What a snippet shows of a window (`window_parts`) is
@@ -60,11 +60,6 @@ class SimilarWindow(NamedTuple):
     path: str
     start_line: int
     words: tuple[bytes, ...]  # the window's identifiers, in order of first use
-
-
-def query_words(source: bytes, cursor_byte: int) -> frozenset[bytes]:
-    """The identifiers of the lines around the cursor (at byte `cursor_byte` of `source`)."""
-    return frozenset(WORD.findall(_around(source, cursor_byte, QUERY_LINES)))
 
 
 def cursor_query(source: bytes, cursor_byte: int) -> Query:
@@ -141,15 +136,15 @@ def related_files(lookup: IndexLookup) -> RelatedFiles:
         hood = neighbourhood_index(lookup).paths
         out = dict.fromkeys(other for other in snapshot.imports_of(path) if other != path)
         out.update(dict.fromkeys(other for other in hood if other != path))
-        paths = tuple(out)[:MAX_FILES]
-        return RelatedFiles(paths, frozenset(paths), tuple(other for other in paths if other not in frozenset(hood)))
+        paths, indexed = tuple(out)[:MAX_FILES], frozenset(hood)
+        return RelatedFiles(paths, frozenset(paths), tuple(other for other in paths if other not in indexed))
 
     return snapshot.import_value("similar_files", path, make)
 
 
 def neighbourhood_index(lookup: IndexLookup) -> VocabularyIndex:
     """The vocabulary index of the `MAX_FILES + 1` files nearest the file's directory in it or
-    of its language (itself among them); a value of the set of files, kept on the snapshot."""
+    of its language; a value of the set of files, kept on the snapshot."""
     snapshot = lookup.snapshot
     directory, family = os.path.dirname(lookup.path), _family(snapshot.entries.get(lookup.path))
 
@@ -179,10 +174,13 @@ def vocabulary_of(lookup: IndexLookup, path: str) -> frozenset[bytes]:
 
 
 def warm_vocabularies(lookup: IndexLookup) -> None:
-    """Read the identifiers of every related file of `lookup`'s file (`vocabulary_of`) and index
-    its neighbourhood's, as a query there would."""
+    """Do what a query would do first: index the neighbourhood of `lookup`'s file, and read the
+    identifiers (`vocabulary_of`) of its related files that the index does not count (outside
+    the neighbourhood, or changed since it was indexed)."""
     if lookup.available:
-        for path in related_files(lookup).outside:
+        related, hood = related_files(lookup), neighbourhood_index(lookup)
+        stale = (hood.paths[at] for at in hood.stale(lookup.snapshot.entries))
+        for path in chain(related.outside, (path for path in stale if path in related.members)):
             vocabulary_of(lookup, path)
 
 
@@ -203,19 +201,21 @@ def windows_of(lookup: IndexLookup, path: str) -> list[Window]:
     return kept
 
 
-def window_parts(lookup: IndexLookup, window: SimilarWindow, query: Query,
-                 sizes: tuple[int, ...]) -> list[tuple[int, int, str]]:
+def window_parts(lookup: IndexLookup, window: SimilarWindow, query: Query, sizes: tuple[int, ...],
+                 bounds: tuple[int, int | None] = (0, None)) -> list[tuple[int, int, str]]:
     """For each size in `sizes` (increasing), a block of that many lines of the window's file
-    that holds the block of the size before: around the window's line that stands where the
-    cursor's line stands among its neighbours (`aligned_line`), `ALIGNED_ABOVE` of the block
-    above that line, or, when no line aligns, the window's lines that share the most identifiers
-    with the query (the first such block). As (first line, last line, text) with blank lines at
-    the block's ends dropped, each block once."""
+    (at most, and within its lines `bounds`, first and past the last, None for the end) that
+    holds the block of the size before: around the window's line that stands where the cursor's
+    line stands among its neighbours (`aligned_line`), `ALIGNED_ABOVE` of the block above that
+    line, or, when no line aligns, the window's lines that share the most identifiers with the
+    query (the first such block). As (first line, last line, text) with blank lines at the
+    block's ends dropped, each block once."""
     lines = (lookup.snapshot.source(window.path) or b"").split(b"\n")
-    count = min(WINDOW_LINES, len(lines) - window.start_line)
+    low, high = bounds[0], len(lines) if bounds[1] is None else min(bounds[1], len(lines))
+    count = min(WINDOW_LINES, high - window.start_line)
     at = aligned_line(lines, window.start_line, count, query)
     if at is not None:
-        blocks = [_block_around(at, min(size, len(lines)), len(lines)) for size in sizes]
+        blocks = [_block_around(at, min(size, high - low), low, high) for size in sizes]
     else:
         blocks = _most_shared_blocks(lines[window.start_line:window.start_line + count], window.start_line,
                                      query.words, sizes)
@@ -252,9 +252,10 @@ def aligned_line(lines: list[bytes], start: int, count: int, query: Query) -> in
     return best_at
 
 
-def _block_around(line: int, size: int, total: int) -> tuple[int, int]:
-    """The `size` lines (of `total`) with `line` `ALIGNED_ABOVE` of the way down, as (start, end)."""
-    start = min(max(0, line - int(size * ALIGNED_ABOVE)), total - size)
+def _block_around(line: int, size: int, low: int, high: int) -> tuple[int, int]:
+    """The `size` lines between `low` and `high` (past the last) with `line` `ALIGNED_ABOVE` of
+    the way down, as (start, end)."""
+    start = min(max(low, line - int(size * ALIGNED_ABOVE)), high - size)
     return start, start + size
 
 
@@ -277,7 +278,7 @@ def _most_shared_blocks(lines: list[bytes], first: int, words: frozenset[bytes],
 
 def _around(source: bytes, offset: int, lines: int) -> bytes:
     """The `lines` lines before the one holding byte `offset` of `source`, that line and the
-    `lines - 1` after it."""
+    `lines - 1` after it (`lines` when `offset` is at that line's end)."""
     start = offset
     for _ in range(lines + 1):
         start = source.rfind(b"\n", 0, start)

@@ -1,7 +1,7 @@
 """Code like the code at the cursor (pruning.code_windows): its windows as snippets, and the names
 they use as likely next names (pruning.similar_code)."""
 
-from pruning.code_windows import TOP_FILES, _around, query_words, similar_windows, vocabulary_of, windows_of
+from pruning.code_windows import TOP_FILES, _around, cursor_query, similar_windows, vocabulary_of, windows_of
 from pruning.context import build_context
 from pruning.index_lookup import IndexLookup
 from pruning.similar_code import similar_code_uses
@@ -60,7 +60,7 @@ def test_names_already_known_undefined_or_in_unrelated_files_are_not_offered(tmp
     path = str(tmp_path / "flags/int_slice.go")
     lookup = IndexLookup(index.snapshot_for(path), path)
     source = INT_SLICE.encode()
-    query = query_words(source, source.index(b"\n\tif err"))
+    query = cursor_query(source, source.index(b"\n\tif err")).words
     similar = similar_windows(lookup, query, 3)
     names = [u.name for u in similar_code_uses(lookup, similar, query, 3, set())]
     assert "readAsCSV" in names and "unrelated" not in names
@@ -86,7 +86,7 @@ def _set_query(index, tmp_path):
     path = str(tmp_path / "flags/int_slice.go")
     index.did_open(path, INT_SLICE, "go")
     source = INT_SLICE.encode()
-    return IndexLookup(index.snapshot_for(path), path), query_words(source, source.index(b"\n\tif err"))
+    return IndexLookup(index.snapshot_for(path), path), cursor_query(source, source.index(b"\n\tif err")).words
 
 
 def test_like_code_in_a_directory_this_file_does_not_import_is_found(tmp_path, write_files):
@@ -104,7 +104,7 @@ def test_a_small_file_like_the_query_outranks_large_files_that_merely_contain_it
     """Each large file holds every identifier of the query (more than the small file shares)
     among a thousand others; the files compared are chosen by how well they cover the query for
     their size, so the small file's window is compared and found."""
-    words = sorted(w.decode() for w in query_words(INT_SLICE.encode(), INT_SLICE.index("\n\tif err")))
+    words = sorted(w.decode() for w in cursor_query(INT_SLICE.encode(), INT_SLICE.index("\n\tif err")).words)
     large = "package flags\n\n" + "".join(f"var filler{i} = {i} // {words[i // 40] if i % 40 == 0 else ''}\n"
                                             for i in range(40 * len(words)))
     files = {f"flags/large{i}.go": large for i in range(TOP_FILES + 1)}

@@ -6,7 +6,7 @@ import heapq
 
 from indexer.snapshot import IndexSnapshot
 from pruning import code_windows
-from pruning.code_windows import (file_score, nearest_files, neighbourhood_index, query_words, related_files,
+from pruning.code_windows import (cursor_query, file_score, nearest_files, neighbourhood_index, related_files,
                                   vocabulary_of)
 from pruning.index_lookup import IndexLookup
 from pruning.vocabulary_index import neighbourhood
@@ -57,7 +57,7 @@ def test_a_file_changed_since_it_was_indexed_is_scored_as_it_is_now(tmp_path, wr
     index.flush(views)
     lookup = IndexLookup(index.snapshot_for(path), path)
     assert neighbourhood_index(lookup) is before  # the same files: the index is kept
-    query = query_words(FILES["app/main.py"].encode(), 30) | {b"cursor"}
+    query = cursor_query(FILES["app/main.py"].encode(), 30).words | {b"cursor"}
     assert views in [p for _, p in nearest_files(lookup, query)]
     assert nearest_files(lookup, query) == _direct(lookup, query)
     assert views in {before.paths[at] for at in before.stale(lookup.snapshot.entries)}

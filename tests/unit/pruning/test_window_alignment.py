@@ -2,7 +2,7 @@
 around the one that stands where the cursor's line stands, so the line the user is about to
 write has its counterpart in the prompt."""
 
-from pruning.code_windows import Query, aligned_line, cursor_query, similar_windows, window_parts
+from pruning.code_windows import Query, SimilarWindow, aligned_line, cursor_query, similar_windows, window_parts
 from pruning.index_lookup import IndexLookup
 
 SIBLING = """import type {CodeKeywordDefinition, KeywordCxt} from "../../types"
@@ -83,3 +83,23 @@ def test_the_query_knows_the_cursors_line_among_its_neighbours():
 def test_no_line_aligns_when_no_neighbour_shares_an_identifier():
     query = Query(frozenset({b"x"}), (frozenset({b"x"}), frozenset()), 1)
     assert aligned_line([b"y = 1", b"z = 2"], 0, 2, query) is None
+
+
+def test_a_part_of_this_files_own_window_stays_out_of_the_lines_the_prompt_shows(tmp_path, write_files):
+    """The counterpart of the cursor's line is the last line of an own window just above the
+    prefix window (from line 40 on); the block around it would reach into that window, and is
+    kept above it."""
+    body = [f"item{i} = make{i}()" for i in range(80)]
+    body[37:40] = ["a = read(source)", "b = parse(a)", "c = check(b)"]
+    body[57:60] = ["a = read(source)", "b = parse(a)", "c = check(b)"]
+    text = "\n".join(body) + "\n"
+    index = write_files(tmp_path, {"steps.py": text})
+    path = str(tmp_path / "steps.py")
+    lookup = IndexLookup(index.snapshot_for(path), path)
+    query = cursor_query(text.encode(), text.index("c = check(b)\nitem60") + len("c = check(b)\n"))
+    window = SimilarWindow(0.5, path, 20, ())
+    unbounded = window_parts(lookup, window, query, (6, 12, 20))
+    assert any(last >= 40 for _, last, _ in unbounded)
+    parts = window_parts(lookup, window, query, (6, 12, 20), (0, 40))
+    assert parts and all(last < 40 for _, last, _ in parts)
+    assert "c = check(b)" in parts[0][2]
