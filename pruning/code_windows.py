@@ -6,9 +6,9 @@ the next line will be. This file's own windows that the prompt's prefix and suff
 not show are compared with the query as they are (`own_windows`). The lines around
 the cursor (`QUERY_LINES` above, the cursor's line and the ones below it) are compared with
 windows of `WINDOW_LINES` lines (stride `WINDOW_STRIDE`) of the related files (the files this
-file imports, the other files of its own directory, then the rest of the workspace nearest in
-the directory tree first, those in the file's language, at most `MAX_FILES`) in two stages, as RepoCoder retrieves: the
-`TOP_FILES` files whose identifiers best cover the query (shared identifiers over the square
+file imports, the other files of its own directory, then the workspace's other files in its
+language nearest in the directory tree first, at most `MAX_FILES`) in two stages, as RepoCoder
+retrieves: the `TOP_FILES` files whose identifiers best cover the query (shared identifiers over the square
 root of the file's vocabulary, so a long file does not win by size alone), then their windows
 by Jaccard similarity of identifier sets. What a snippet shows of a window (`window_parts`) is
 the block around its line that stands where the cursor's line stands (`aligned_line`): the
@@ -88,14 +88,19 @@ def nearest_files(lookup: IndexLookup, query: frozenset[bytes]) -> list[tuple[fl
     first (ties: the greater path first), with their scores. The neighbourhood's index counts the
     shared identifiers; a related file outside it, or whose entry changed since it was indexed,
     is scored from its entry."""
-    related = related_files(lookup)
-    hood = neighbourhood_index(lookup)
+    related, hood = related_files(lookup), neighbourhood_index(lookup)
     stale = hood.stale(lookup.snapshot.entries)
     scored = [(count / hood.norms[at], hood.paths[at]) for at, count in hood.shared(query).items()
               if at not in stale and hood.paths[at] in related.members]
-    direct = chain(related.outside, (path for at in stale if (path := hood.paths[at]) in related.members))
-    scored += [(score, path) for path in direct if (score := file_score(vocabulary_of(lookup, path), query))]
+    scored += [(score, path) for path in _not_indexed(related, hood, stale)
+               if (score := file_score(vocabulary_of(lookup, path), query))]
     return heapq.nlargest(TOP_FILES, scored)
+
+
+def _not_indexed(related: RelatedFiles, hood: VocabularyIndex, stale: set[int]):
+    """The related files whose identifiers `hood` does not count: outside it, or at a position in
+    `stale` (their entry changed since it was indexed)."""
+    return chain(related.outside, (path for at in stale if (path := hood.paths[at]) in related.members))
 
 
 def own_windows(lookup: IndexLookup, query: frozenset[bytes], visible: tuple[int, int],
@@ -179,8 +184,7 @@ def warm_vocabularies(lookup: IndexLookup) -> None:
     the neighbourhood, or changed since it was indexed)."""
     if lookup.available:
         related, hood = related_files(lookup), neighbourhood_index(lookup)
-        stale = (hood.paths[at] for at in hood.stale(lookup.snapshot.entries))
-        for path in chain(related.outside, (path for path in stale if path in related.members)):
+        for path in _not_indexed(related, hood, hood.stale(lookup.snapshot.entries)):
             vocabulary_of(lookup, path)
 
 
