@@ -29,7 +29,9 @@ def definitions_seen_from(entries: Mapping[str, FileEntry], resolved: Resolved,
                           files_by_dir: Mapping[str, Set[str]], files_defining: Mapping[str, Set[str]],
                           name: str, from_path: str, consulted: set[str] | None = None,
                           limit: int | None = None) -> list[tuple[str, Definition]]:
-    """`name`'s definitions in the order above. `consulted`, when given, receives every file
+    """`name`'s definitions in the order above. `files_defining[name]` holds exactly the files
+    whose entry defines `name` (the graph keeps it so): an entry is opened only when it holds an
+    answer. `consulted`, when given, receives every file
     whose entry the answer read. With `limit`, the rest of the workspace is read only until the
     answer holds `limit` definitions outside `from_path`: its first `limit` of those are the
     unlimited answer's, and its definitions in `from_path` all of them."""
@@ -38,6 +40,8 @@ def definitions_seen_from(entries: Mapping[str, FileEntry], resolved: Resolved,
 
     def add_from(path: str, wanted: str) -> bool:
         read.add(path)
+        if path not in files_defining.get(wanted, ()):  # the graph's table: no entry to open
+            return False
         entry = entries.get(path)
         found = entry.definitions_named(wanted) if entry is not None else None
         if not found:

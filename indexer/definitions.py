@@ -8,6 +8,9 @@ Invariants:
 - Items equal `tuple(Definition(*row) for row in rows)`, in the order they were stored; equality is
   by content, with any other `Definitions` or with a tuple of `Definition`.
 - `names()[i] == self[i].name` and `len(names()) == len(self)`, without making any `Definition`.
+- `self[i]` makes only the `Definition` it returns (a lookup by name reads a few of a file's
+  definitions; the decoded rows are kept until the whole tuple is made), and the whole tuple,
+  once made, holds that object at `i` (equal ones where threads raced).
 - Instances are safe to share between threads (materialising twice yields equal tuples).
 """
 
@@ -41,12 +44,14 @@ def definition_names(definitions: Sequence[Definition]) -> Sequence[str]:
 class Definitions(LazyTuple):
     """Definitions made from marshalled rows on first access; construct with `from_encoded`."""
 
-    __slots__ = ("_names", "_encoded", "_items")
+    __slots__ = ("_names", "_encoded", "_items", "_rows", "_made")
 
     def __init__(self, names: tuple[str, ...], encoded: bytes) -> None:
         self._names = names
         self._encoded = encoded
         self._items: tuple[Definition, ...] | None = None
+        self._rows: tuple[DefinitionRow, ...] | None = None  # decoded while items are made one at a time
+        self._made: dict[int, Definition] | None = None  # those items, by position
 
     @classmethod
     def from_encoded(cls, names: tuple[str, ...], encoded: bytes) -> Definitions:
@@ -66,8 +71,27 @@ class Definitions(LazyTuple):
     def _materialise(self) -> tuple[Definition, ...]:
         items = self._items
         if items is None:
-            items = self._items = tuple(starmap(Definition, marshal.loads(self._encoded)))
+            made, rows = self._made, self._rows
+            if made is None or rows is None:
+                items = tuple(starmap(Definition, marshal.loads(self._encoded)))
+            else:
+                items = tuple(made.get(i) or Definition(*row) for i, row in enumerate(rows))
+            self._items = items
+            self._rows = self._made = None
         return items
+
+    def __getitem__(self, index):
+        if self._items is not None or not isinstance(index, int):
+            return self._materialise()[index]
+        made, rows = self._made, self._rows
+        if made is None or rows is None:
+            rows, made = tuple(marshal.loads(self._encoded)), {}
+            self._rows, self._made = rows, made
+        position = index + len(rows) if index < 0 else index
+        item = made.get(position)
+        if item is None:
+            item = made.setdefault(position, Definition(*rows[index]))
+        return item
 
     def __len__(self) -> int:
         return len(self._names)

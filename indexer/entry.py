@@ -55,21 +55,17 @@ class FileEntry:
         """The name of each definition, in order (a lazy `Definitions` is not materialised)."""
         return tuple(definition_names(self.tags.definitions))
 
-    @cached_property
-    def name_positions(self) -> dict[str, tuple[int, ...]]:
-        """Where each name sits in `tags.definitions`."""
-        positions: dict[str, list[int]] = {}
-        for i, name in enumerate(self.names):
-            positions.setdefault(name, []).append(i)
-        return {name: tuple(where) for name, where in positions.items()}
-
     def definitions_named(self, name: str) -> list[Definition]:
-        """This file's definitions of `name`, in document order."""
-        where = self.name_positions.get(name)
-        if not where:
-            return []
-        definitions = self.tags.definitions
-        return [definitions[i] for i in where]
+        """This file's definitions of `name`, in document order (only those are made from a
+        lazy `Definitions`)."""
+        names, definitions, found = self.names, self.tags.definitions, []
+        at = -1
+        while True:
+            try:
+                at = names.index(name, at + 1)
+            except ValueError:
+                return found
+            found.append(definitions[at])
 
     @cached_property
     def bound_names(self) -> frozenset[str]:

@@ -68,15 +68,16 @@ def _chunk(source: bytes, language: str, definition: object, trees: dict | None)
     return syntax, chunk, indent, _definition_node(tree.root_node, syntax)
 
 
-def container_header(definitions, definition: object, source: bytes) -> str:
-    """The header line of the definition in `definitions` that contains `definition` and is
-    named as its container ("" when it has none)."""
+def container_header(definitions_named, definition: object, source: bytes) -> str:
+    """The header line of the first definition (in document order) that contains `definition` and
+    is named as its container ("" when it has none); `definitions_named(name)` gives the file's
+    definitions of `name` in document order."""
     container = getattr(definition, "container", None)
     if not container:
         return ""
     start = definition.start_byte  # type: ignore[attr-defined]
-    for other in definitions:
-        if other.name == container and other.start_byte < start < other.end_byte:
+    for other in definitions_named(container):
+        if other.start_byte < start < other.end_byte:
             return _line_at(source, other.name_byte or other.start_byte).rstrip() + "\n"
     return ""
 

@@ -233,7 +233,7 @@ class IndexLookup:
                 key = (*span, form, wanted, limit)
                 if key in renderings:
                     return renderings[key]
-            header = container_header(entry.tags.definitions, definition, source)
+            header = container_header(entry.definitions_named, definition, source)
             result = render_definition(source, entry.language, definition, form, header, wanted, limit, chunks)
         if len(renderings) >= MAX_RENDERINGS_PER_ENTRY:
             renderings.clear()  # only the renderings: the entry's other values stay

@@ -74,6 +74,29 @@ def test_definitions_decoded_lazily_equal_the_extracted_ones(tags_of):
     assert decoded == tags and decode_tags(encode_tags(decoded)) == tags
 
 
+def test_a_decoded_definition_read_by_position_is_made_alone_and_kept_in_the_whole_tuple(tags_of):
+    tags = tags_of("python", SOURCE)
+    decoded = decode_tags(encode_tags(tags)).definitions
+    second, last = decoded[1], decoded[-1]
+    assert decoded._items is None  # the whole tuple is not made yet
+    assert second == tags.definitions[1] and last == tags.definitions[-1]
+    assert decoded[1] is second and decoded[3] is last
+    assert tuple(decoded) == tuple(tags.definitions)
+    assert tuple(decoded)[1] is second and tuple(decoded)[3] is last
+    with pytest.raises(IndexError):
+        decode_tags(encode_tags(tags)).definitions[4]
+
+
+def test_a_lookup_by_name_makes_only_the_definitions_of_that_name(tags_of):
+    from indexer.entry import FileEntry
+
+    tags = tags_of("python", SOURCE)
+    entry = FileEntry("m.py", decode_tags(encode_tags(tags)))
+    assert entry.definitions_named("m") == [d for d in tags.definitions if d.name == "m"]
+    assert entry.definitions_named("missing") == []
+    assert entry.tags.definitions._items is None
+
+
 def test_references_decoded_lazily_count_and_iterate_like_the_extracted_ones(tags_of):
     tags = tags_of("python", SOURCE)
     decoded = decode_tags(encode_tags(tags))
