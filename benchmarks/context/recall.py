@@ -12,7 +12,9 @@ or shows that line's text (as the class header above a member does).
 Baselines: "prefix_window" (the FIM windows alone: never recalls another file's definition) and
 "jaccard" (windows of 20 lines, stride 10, from the package's other files, ranked by Jaccard
 similarity of identifier sets with the 20 lines around the cursor, as RepoCoder and Continue
-retrieve, packed in rank order into the snippet share of the budget).
+retrieve, packed in rank order into the snippet share of the budget). The baseline pays for
+what its prompt shows, as arbor's snippets do: the lines a window adds to those already chosen,
+and a file header (`pruning.packing.header_cost`) for each window that starts a new run of lines.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import statistics
 from indexer.workspace import normalize_path
 from pruning.budget import DEFAULT_TOKENIZER, prefix_window, suffix_window
 from pruning.context import build_context
+from pruning.packing import header_cost
 
 from .targets import Target
 
@@ -38,9 +41,10 @@ MODES = ("unseen_line", "fim")
 class JaccardWindows:
     """The Jaccard baseline over one package's files; each file's windows are cut once."""
 
-    def __init__(self, index, files: list[str], size: int = 20, stride: int = 10) -> None:
+    def __init__(self, index, files: list[str], root: str, size: int = 20, stride: int = 10) -> None:
         self.index = index
         self.files = files
+        self.root = root  # snippets name their files relative to it
         self.size = size
         self.stride = stride
         self._windows: dict[str, list[tuple[int, int, frozenset[str], str]]] = {}
@@ -64,11 +68,15 @@ class JaccardWindows:
         scored.sort()
         covered: set[tuple[str, int]] = set()
         for _, other, start, end, chunk in scored:
-            cost = DEFAULT_TOKENIZER.count(chunk)
-            if cost > left:
+            lines = chunk.split("\n")
+            added = [n for n in range(start, end) if (other, n) not in covered]
+            cost = sum(DEFAULT_TOKENIZER.count(lines[n - start] + "\n") for n in added)
+            if len(added) == end - start and (other, start - 1) not in covered and (other, end) not in covered:
+                cost += header_cost(os.path.relpath(other, self.root), DEFAULT_TOKENIZER.count)
+            if not added or cost > left:
                 continue
             left -= cost
-            covered.update((other, n) for n in range(start, end))
+            covered.update((other, n) for n in added)
         return covered
 
     def _of(self, path: str) -> list[tuple[int, int, frozenset[str], str]]:

@@ -55,7 +55,7 @@ class Workspace:
         index = build_index(settings, [str(root)], snapshot=False)
         files = sorted(index.graph.files)
         return cls(root, settings, index, CompletionPipeline(settings, str(root), index=index),
-                   CompletionPipeline(settings, str(root), index=None), JaccardWindows(index, files))
+                   CompletionPipeline(settings, str(root), index=None), JaccardWindows(index, files, str(root)))
 
 
 def requests(ws: Workspace, path: Path, masked: Masked, *,

@@ -114,11 +114,13 @@ def test_the_summary_pairs_only_cases_finished_under_every_setting():
 
 def test_the_baseline_prompt_stays_within_the_budget(tmp_path):
     """In-file context grows its windows into the whole budget; the baseline's windows keep the
-    shares its retrieval left room for, so its prompt is no larger than the others'."""
+    shares its retrieval left room for, so its prompt is no larger than the others', counted as
+    arbor's is: a header for each snippet's file block."""
     from benchmarks.nextline.cases import mask
     from benchmarks.nextline.settings import Workspace, requests
     from lsp_server.config import Settings
     from pruning.budget import DEFAULT_TOKENIZER
+    from pruning.packing import header_cost
 
     root = tmp_path / "pkg"
     root.mkdir()
@@ -130,7 +132,8 @@ def test_the_baseline_prompt_stays_within_the_budget(tmp_path):
     built = requests(ws, root / "a.py", masked, max_tokens=48)
     request, _ = built["jaccard"]
     count = DEFAULT_TOKENIZER.count
-    used = count(request.prefix) + count(request.suffix) + sum(count(s.text) for s in request.snippets)
+    used = count(request.prefix) + count(request.suffix) + sum(
+        count(s.text) + header_cost(s.path, count) for s in request.snippets)
     assert request.snippets and used <= 1024
     assert len(request.prefix) < len(built["infile"][0].prefix)
 
