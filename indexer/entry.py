@@ -55,9 +55,16 @@ class FileEntry:
         """The name of each definition, in order (a lazy `Definitions` is not materialised)."""
         return tuple(definition_names(self.tags.definitions))
 
+    @cached_property
+    def defined_names(self) -> frozenset[str]:
+        """The names this file defines."""
+        return frozenset(self.names)
+
     def definitions_named(self, name: str) -> list[Definition]:
         """This file's definitions of `name`, in document order (only those are made from a
         lazy `Definitions`)."""
+        if name not in self.defined_names:
+            return []
         names, definitions, found = self.names, self.tags.definitions, []
         at = -1
         while True:

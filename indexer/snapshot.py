@@ -197,7 +197,7 @@ def _carried(previous: IndexSnapshot,
         return answers
     carried = {}
     for (name, from_path, limit), (answer, consulted) in answers.items():
-        if any(not same if path == from_path else path in consulted or table[path].definitions_named(name)
+        if any(not same if path == from_path else path in consulted or name in table[path].defined_names
                for path, same in changed.items()):
             continue
         if from_path in changed:
