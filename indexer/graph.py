@@ -155,8 +155,8 @@ class SymbolGraph:
         """Re-index a file in place: touch only the names and imports that changed."""
         path, old, new = entry.path, previous.tags, entry.tags
         self._entries[path] = entry
-        old_names = set(previous.names)
-        new_names = set(entry.names)
+        old_names = previous.defined_names
+        new_names = entry.defined_names
         for name in old_names - new_names:
             bucket = self._defs_by_name.get(name)
             if bucket is not None:
