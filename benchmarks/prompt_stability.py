@@ -1,9 +1,10 @@
 """Tokens a block-level KV prefix cache would prefill per keystroke, on typing traces over real code.
 
 No model runs. A function body is removed from a real source file and re-typed character by
-character; at every keystroke the context is built exactly as the server builds it
+character; at every keystroke the context is built as the server builds a completion's
 (`CompletionPipeline.build_context` over an index of the file's workspace, the buffer open and
-kept in sync with `did_change`), rendered with the configured family's template
+kept in sync with `did_change`, the previous context's layout held; the server's background
+warm-ups, which bring fresh choices of snippets, are not run), rendered with the configured family's template
 (`inference.templates`) and tokenized with the model's own tokenizer (`tokenizer.json`).
 
 Per keystroke: prompt tokens; tokens in common with the previous prompt; "would prefill" =
@@ -179,14 +180,18 @@ def run_trace(spec: str, tokenizer, templates: dict[str, FimTemplate], settings,
     previous: dict[str, list[int] | None] = {name: None for name in templates}
     previous_prompt: dict[str, str] = {name: "" for name in templates}
     rows: dict[str, list[dict]] = {name: [] for name in templates}
-    text, build_ms = start_text, []
+    text, build_ms, layout = start_text, [], None
     for new_text, offset, pause in keystrokes(original, body):
         index.did_change(path, [TextEdit(offset - 1, offset - 1, new_text[offset - 1])], new_text)
         index.flush(path)
         text = new_text
         began = time.perf_counter()
-        parts = pipeline.build_context(path, text, offset, language=language)
+        # as the server's completions: the previous context's snippets while they hold, and its
+        # prefix window's start while the window fits (fresh choices come from warm-ups there)
+        parts = pipeline.build_context(path, text, offset, language=language, holds=(layout,) if layout else (),
+                                       prefix_start=layout.prefix_start if layout else None)
         build_ms.append((time.perf_counter() - began) * 1000)
+        layout = parts.layout
         request = request_from_parts(parts, multiline=False, max_tokens=64, repo_name=pipeline.repo_name)
         for name, template in templates.items():
             prompt = template.render(request)

@@ -3,7 +3,8 @@
 The server and the CLI (`arbor-ls complete` / `context`) run the same pipeline, so what the CLI
 prints is exactly what an editor would get. Latency is reported per stage in milliseconds.
 Within one buffer, completions show the snippets of a held layout (`pruning.held_layout`) until
-a fresh choice has been prefilled by `warm`, so a keystroke's prompt begins as the last one did.
+a fresh choice has been prefilled by `warm`, and start the prefix window on the line the shown
+layout's did while it fits, so a keystroke's prompt begins as the last one did.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class CompletionPipeline:
 
     def build_context(self, path: str, text: str, offset: int, *, language: str = "",
                       budget_tokens: int | None = None, holds: Sequence[HeldLayout] = (),
-                      keep_layout: bool = True) -> PromptParts:
+                      keep_layout: bool = True, prefix_start: int | None = None) -> PromptParts:
         cfg = self.settings.context
         text = self.privacy.redact_text(text, path)  # same length: `offset` stays valid
 
@@ -112,7 +113,7 @@ class CompletionPipeline:
                 budget_tokens=budget,
                 prefix_share=cfg.prefix_share, suffix_share=cfg.suffix_share, index=self.index,
                 workspace_root=self.workspace_root, memo=self.memo, syntax_aware=syntax_aware, holds=holds,
-                keep_layout=keep_layout,
+                keep_layout=keep_layout, prefix_start=prefix_start if syntax_aware else None,
             )
 
         # the tree-sitter work of one context is bounded: a buffer the index keeps as text only,
@@ -157,7 +158,8 @@ class CompletionPipeline:
             return 0
         held = holder if holder is not None and self.holds_layouts else None
         kept = (held.warming,) if held is not None and held.warming is not None else ()
-        parts = self.build_context(path, text, offset, language=language, holds=kept, keep_layout=held is not None)
+        parts = self.build_context(path, text, offset, language=language, holds=kept, keep_layout=held is not None,
+                                   prefix_start=_prefix_start(held))
         request = self.request_for(parts, PRIORITY_BACKGROUND)
         if held is None:
             return await self.router.warm(request)
@@ -186,7 +188,8 @@ class CompletionPipeline:
         if holding:
             warming = holder.warming if holder.warming is not holder.layout else None
             holds = tuple(held for held in (holder.layout, warming) if held is not None)
-        parts = self.build_context(path, text, offset, language=language, holds=holds, keep_layout=holding)
+        parts = self.build_context(path, text, offset, language=language, holds=holds, keep_layout=holding,
+                                   prefix_start=_prefix_start(holder if holding else None))
         if holding and priority == PRIORITY_INTERACTIVE and parts.layout is not holder.layout:
             holder.layout = parts.layout
         if priority == PRIORITY_INTERACTIVE:
@@ -233,3 +236,8 @@ def _around(text: str, offset: int, reach: int) -> tuple[str, int]:
 
 def _ms(since: float) -> float:
     return round((time.perf_counter() - since) * 1000, 3)
+
+
+def _prefix_start(holder: LayoutHolder | None) -> int | None:
+    """The line the prompts `holder`'s buffer shows start their prefix window at (None: none yet)."""
+    return holder.layout.prefix_start if holder is not None and holder.layout is not None else None

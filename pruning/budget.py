@@ -15,14 +15,13 @@ Window invariants:
   their budget; the one exception to whole lines is a cursor line that alone exceeds the budget,
   which is trimmed at its far end (the start of the prefix's last line, the end of the suffix's
   first line) so that the text next to the cursor survives;
-- with `quantum` q > 1 a window's far bound sits on a line group boundary: the prefix window
-  starts at a document line whose number is a multiple of q, the suffix window holds a multiple
-  of q whole lines after the cursor line (or all of the suffix, or fewer than q lines when no
-  more fit). Text typed at the cursor then
-  moves the prefix window's start only when the window overflows, by q lines at once, and never
-  moves the suffix window's end while its budget is unchanged, so consecutive prompts share
-  their beginning in a KV prefix cache. Either window holds at most q - 1 lines fewer than the
-  unquantised one.
+- with `quantum` q > 1 the suffix window holds a multiple of q whole lines after the cursor line
+  (or all of the suffix, or fewer than q lines when no more fit): text typed at the cursor never
+  moves its end while its budget is unchanged. It holds at most q - 1 lines fewer than the
+  unquantised one;
+- the prefix window's start is kept steady by its caller instead: `prefix_window_from` gives the
+  window from a given start line (the one the previous prompt showed) while it fits, so
+  consecutive prompts share their beginning in a KV prefix cache.
 """
 
 from __future__ import annotations
@@ -102,10 +101,8 @@ class Window:
 
 
 def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER, *,
-                  lines: int | None = None, quantum: int = 1) -> Window:
-    """The longest tail of `prefix` made of whole lines (plus the cursor line) within `budget`
-    that starts at a line whose number is a multiple of `quantum` (when such a line fits; else the
-    longest tail).
+                  lines: int | None = None) -> Window:
+    """The longest tail of `prefix` made of whole lines (plus the cursor line) within `budget`.
 
     The cursor line (text after the last newline) is kept first, trimmed from its start only if it
     alone exceeds the budget. `lines` is `prefix.count("\n")` when the caller knows it already.
@@ -117,7 +114,6 @@ def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKEN
     used = tokenizer.count(kept[0])
     if len(kept[0]) < len(prefix) - cut:
         return Window(text=kept[0], start_line=lines, tokens=used)
-    costs = [used]
     end = cut
     while end > 0:
         start = prefix.rfind("\n", 0, end - 1) + 1
@@ -126,18 +122,29 @@ def prefix_window(prefix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKEN
         if used + cost > budget:
             break
         kept.append(line)
-        costs.append(cost)
         used += cost
         end = start
-    first = lines - (len(kept) - 1)
-    if quantum > 1 and first % quantum:
-        aligned = first + quantum - first % quantum
-        if aligned <= lines:
-            drop = aligned - first
-            used -= sum(costs[len(kept) - drop:])
-            del kept[len(kept) - drop:]
-            first = aligned
-    return Window(text="".join(reversed(kept)), start_line=first, tokens=used)
+    return Window(text="".join(reversed(kept)), start_line=lines - (len(kept) - 1), tokens=used)
+
+
+def prefix_window_from(prefix: str, start_line: int, limit: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER, *,
+                       lines: int | None = None) -> Window | None:
+    """The tail of `prefix` from its line `start_line` on, or None when that is not a line before
+    or at the cursor's or the tail holds more than `limit` tokens."""
+    if lines is None:
+        lines = prefix.count("\n")
+    if not 0 <= start_line <= lines:
+        return None
+    longest = prefix_window(prefix, limit, tokenizer, lines=lines)
+    if longest.start_line > start_line or len(longest.text) < len(prefix) - prefix.rfind("\n") - 1:
+        return None  # it starts later, or the cursor line alone is over the limit
+    if longest.start_line == start_line:
+        return longest
+    text = longest.text
+    at = 0
+    for _ in range(start_line - longest.start_line):
+        at = text.index("\n", at) + 1
+    return Window(text=text[at:], start_line=start_line, tokens=tokenizer.count(text[at:]))
 
 
 def suffix_window(suffix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER, *,

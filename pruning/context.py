@@ -1,10 +1,10 @@
 """`build_context`: cursor -> `PromptParts` (prefix and suffix windows plus ranked snippets).
 
 Pure: equal inputs give equal output. Steps:
-1. the FIM windows get their guaranteed shares of the budget (whole lines, cursor line first,
-   far bounds on groups of `WINDOW_QUANTUM` lines, so that typing rarely moves them); when a
-   window of similar code is offered (`pruning.candidates.yields_prefix`), the prefix's share is
-   `WINDOW_PREFIX_SHARE` smaller and the snippets' that much larger;
+1. the FIM windows get their guaranteed shares of the budget (whole lines, cursor line first;
+   the suffix window's far bound on groups of `WINDOW_QUANTUM` lines, so that typing does not
+   move it); when a window of similar code is offered (`pruning.candidates.yields_prefix`), the
+   prefix's share is `WINDOW_PREFIX_SHARE` smaller and the snippets' that much larger;
 2. the scope ladder, the definitions referenced near the cursor and the likely next names
    (names from other files that the file uses, `pruning.file_uses`; the enclosing function's
    own name, `pruning.delegation`), code like the cursor's surroundings, the regions of other
@@ -13,15 +13,20 @@ Pure: equal inputs give equal output. Steps:
    other files (`pruning.callers`) become candidates (`pruning.candidates`), and the packer
    fills the rest of the budget by value per token, counting each file block's header once (a
    cut prefix window counts as its whole share);
-3. what the snippets leave unused flows back to the prefix window in steps of `FLOW_BACK_STEP`
-   tokens, then, once the whole prefix is shown, to the suffix window;
+3. the prefix window takes all the snippets and the suffix window leave, from the line the
+   buffer's previous prompt started it at (`prefix_start`) while that window is at most
+   `HELD_WINDOW_SLACK` of the budget shorter (or, behind held snippets or none, longer), else from the
+   line that fills it; once the whole prefix is shown, what is left goes to the suffix window;
 4. layout is stable-first: other files' snippets ordered by path then line, then this file's own
    snippets by line, then the prefix/suffix;
 5. with `holds` (earlier contexts' `PromptParts.layout` in this buffer), step 2's choice is the
    snippets of the first of them that still holds (`pruning.held_layout`), so the prompt begins
    as that context's did.
-Invariant: `tokens <= budget` with `tokens` = the windows' tokens + the snippets' tokens + one
-header per file block, all counted with the same tokenizer.
+Invariant: `tokens` = the windows' tokens + the snippets' tokens + one header per file block, all
+counted with the same tokenizer, and `tokens <= budget`, except that behind held snippets (or none) a
+prefix window kept from `prefix_start` may run over by up to `HELD_WINDOW_SLACK` of the budget:
+the lines typed since it was chosen, the rest of the prompt being in the backend's prefix cache
+already (what the budget bounds is what a prompt costs to prefill when nothing of it is cached).
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import xxhash
 
 from indexer import LANGUAGES, IndexSnapshot, language_for_path, parse, syntax_for, workspace_id
 
-from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, suffix_window
+from .budget import DEFAULT_TOKENIZER, BudgetShares, Tokenizer, prefix_window, prefix_window_from, suffix_window
 from .callers import caller_pieces
 from .candidates import (WINDOW_PREFIX_SHARE, Piece, local_definitions, reference_pieces, similar_code,
                          warm_references, yields_prefix)
@@ -53,11 +58,12 @@ from .recent_regions import recent_pieces
 from .scopes import scope_chain
 from .semantic_key import semantic_key
 
-# Line group of the windows' far bounds (see `pruning.budget`): typing moves the prefix window's
-# start once per this many lines typed, and a window is at most this many lines short of full.
+# Line group of the suffix window's far bound (see `pruning.budget`).
 WINDOW_QUANTUM = 8
-# Tokens: the budget that snippets leave to the prefix window is rounded down to a multiple of this.
-FLOW_BACK_STEP = 64
+# Of the budget: how far a prefix window kept from the previous prompt's start may grow past the
+# room a fresh one gets (lines typed since) or fall short of it (the cursor moved up) before the
+# window starts afresh. Typing moves the window's start about once per this many tokens typed.
+HELD_WINDOW_SLACK = 0.25
 
 
 class ContextIndex(Protocol):
@@ -78,7 +84,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
                   tokenizer: Tokenizer | None = None, tree: Any = None,
                   workspace_root: str | None = None, memo: ContentMemo | None = None,
                   syntax_aware: bool = True, holds: Sequence[HeldLayout] = (),
-                  keep_layout: bool = True) -> PromptParts:
+                  keep_layout: bool = True, prefix_start: int | None = None) -> PromptParts:
     """The context for a completion at code-point `offset` of `text` (the file at `path`).
 
     `index` is the workspace index (or None: windows and this file's own ladder only): the
@@ -90,6 +96,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     snippet room beside the windows; `PromptParts.layout` is the layout used. With
     `keep_layout=False` (nothing will hold this context's layout) a fresh choice of snippets gets
     no layout (`PromptParts.layout` is None): making one copies the buffer's lines.
+    `prefix_start`: the line the buffer's shown prompt starts its prefix window at (the held
+    layout's own start where one holds); the window starts there again while it fits (see step 3).
     """
     tok = tokenizer or DEFAULT_TOKENIZER
     if memo is not None:
@@ -119,7 +127,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     # code like the cursor's surroundings, when some is offered, takes part of the prefix's share
     prefix_budget = int(budget_tokens * (shares.prefix - (WINDOW_PREFIX_SHARE if yields_prefix(similar) else 0.0)))
     suffix_budget = int(budget_tokens * shares.suffix)
-    pre = prefix_window(prefix_text, prefix_budget, tok, lines=cursor_line, quantum=WINDOW_QUANTUM)
+    pre = prefix_window(prefix_text, prefix_budget, tok, lines=cursor_line)
     suf = suffix_window(suffix_text, suffix_budget, tok, quantum=WINDOW_QUANTUM)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     if parsed:
@@ -153,6 +161,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     room = budget_tokens - reserved - suf.tokens
     snapshot = lookup.snapshot if lookup is not None else None
     chosen = None
+    held_snippets = False
     for hold in holds:
         chosen = still_held(hold, scopes_at, budget_tokens, snapshot, text, pieces)
         for piece, _ in chosen or ():
@@ -167,6 +176,8 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         if chosen is not None:
             layout_used = hold if len(chosen) == len(hold.chosen) else held_layout(
                 hold.scopes, budget_tokens, chosen, snapshot, text)
+            prefix_start = hold.prefix_start if hold.prefix_start is not None else prefix_start
+            held_snippets = True
             break
     if chosen is None:
         chosen = pack(pieces, room, display, count)
@@ -175,20 +186,28 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
     def total() -> int:
         return pre.tokens + suf.tokens + sum(t for _, t in chosen) + headers(chosen, display, count)
 
-    if budget_tokens - total() > 0 and pre.text != prefix_text:
-        # what flows back is counted in steps, so that small changes in the snippets' size (the
-        # enclosing scope's own text grows as it is typed) leave the window's start where it was
-        grown = max(0, pre.tokens + budget_tokens - total() - reserved)
-        pre = prefix_window(prefix_text, reserved + grown - grown % FLOW_BACK_STEP, tok, lines=cursor_line,
-                            quantum=WINDOW_QUANTUM)
-    # the suffix grows only when the whole prefix is shown: a quantised prefix window's slack would
-    # otherwise move the suffix's end with every keystroke
+    # the prefix window gets what the snippets and the suffix window leave (`room_left`); one kept
+    # from `prefix_start` may be shorter by the slack, and longer only behind held snippets or
+    # none (the prompt's beginning is then the one already cached)
+    room_left = pre.tokens + budget_tokens - total()
+    slack = int(budget_tokens * HELD_WINDOW_SLACK)
+    longest = room_left + slack if held_snippets or not chosen else room_left
+    kept = None if prefix_start is None else prefix_window_from(prefix_text, prefix_start, longest, tok,
+                                                                lines=cursor_line)
+    if kept is not None and kept.tokens >= room_left - slack:
+        pre = kept
+    elif pre.text != prefix_text:
+        pre = prefix_window(prefix_text, room_left, tok, lines=cursor_line)
+    # the suffix grows only when the whole prefix is shown: the room a prefix window kept from
+    # `prefix_start` leaves would otherwise move the suffix's end with every keystroke
     if budget_tokens - total() > 0 and suf.text != suffix_text and pre.text == prefix_text:
         suf = suffix_window(suffix_text, suf.tokens + budget_tokens - total(), tok, quantum=WINDOW_QUANTUM)
     visible = (pre.start_line, cursor_line + suf.text.count("\n"))
     chosen = [(p, t) for p, t in chosen if not (p.current and visible[0] <= p.start_line and p.end_line <= visible[1])]
     chosen = drop_repeated_headers(sorted(chosen, key=lambda c: layout_key(c[0], display)), count)
     used = total()
+    if layout_used is not None and layout_used.prefix_start != pre.start_line:
+        layout_used = layout_used._replace(prefix_start=pre.start_line)
     snippets = layout(chosen, display, path)
     own = (lookup.fingerprint(path) if lookup is not None else "") or xxhash.xxh3_64_hexdigest(source)
     depends = {display[path]: own}

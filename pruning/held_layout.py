@@ -43,6 +43,8 @@ class HeldLayout(NamedTuple):
     # per chosen piece: another file's index entry then; for the buffer's own, the lines it was
     # rendered from
     entries: tuple[object, ...]
+    # the first line of the prefix window the context showed (`build_context(prefix_start=...)`)
+    prefix_start: int | None = None
 
 
 def held_layout(scopes: ScopeKey, budget: int, chosen: list[tuple[Piece, int]], snapshot, text: str) -> HeldLayout:
