@@ -19,7 +19,9 @@ A held layout holds for a context (`still_held`) when:
   line numbers now);
 - it was chosen for the same token budget.
 Of a layout that holds, `build_context` keeps the snippets that fit the room left beside the
-windows now, from the prompt's beginning on (layout order).
+windows now, from the prompt's beginning on (layout order). A layout also keeps the first line
+of the prefix window its context showed (`prefix_start`): the next contexts start their window
+there while it fits (`pruning.context`, step 3), so that what follows the snippets begins alike too.
 """
 
 from __future__ import annotations

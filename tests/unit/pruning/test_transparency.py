@@ -8,9 +8,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
-from indexer import WorkspaceIndex
+from indexer import WorkspaceIndex, documents
 from indexer.region_ring import RegionRing
 from pruning.content_memo import ContentMemo
 from pruning.context import build_context, prepare
@@ -48,6 +49,15 @@ edits = st.lists(st.tuples(st.sampled_from(sorted(FILES)), st.integers(0, 40), s
                            st.sampled_from(LINES), st.sampled_from(sorted(FILES)), st.floats(0, 1),
                            st.sampled_from(["none", "flush", "settle", "prepare"])),
                  min_size=1, max_size=6)
+
+
+@pytest.fixture(autouse=True)
+def no_work_runs_out(monkeypatch):
+    """The buffers' parse and tags budgets are wall-clock: on a starved CPU (a loaded CI machine)
+    a long-lived index may cut an update short where a fresh one does not, a different answer by
+    design. The property is about what the index keeps, so no budget runs out here."""
+    monkeypatch.setattr(documents, "PARSE_BUDGET_MS", 60_000.0)
+    monkeypatch.setattr(documents, "TAG_BUDGET_MS", 60_000.0)
 
 
 def line_offset(text: str, line: int) -> int:
