@@ -177,7 +177,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
             layout_used = hold if len(chosen) == len(hold.chosen) else held_layout(
                 hold.scopes, budget_tokens, chosen, snapshot, text)
             prefix_start = hold.prefix_start if hold.prefix_start is not None else prefix_start
-            held_snippets = True
+            held_snippets = layout_used is hold  # all of them: the prompt begins as that one did
             break
     if chosen is None:
         chosen = pack(pieces, room, display, count)
