@@ -138,13 +138,12 @@ def prefix_window_from(prefix: str, start_line: int, limit: int, tokenizer: Toke
     longest = prefix_window(prefix, limit, tokenizer, lines=lines)
     if longest.start_line > start_line or len(longest.text) < len(prefix) - prefix.rfind("\n") - 1:
         return None  # it starts later, or the cursor line alone is over the limit
-    if longest.start_line == start_line:
-        return longest
-    text = longest.text
-    at = 0
-    for _ in range(start_line - longest.start_line):
-        at = text.index("\n", at) + 1
-    return Window(text=text[at:], start_line=start_line, tokens=tokenizer.count(text[at:]))
+    text, at, tokens = longest.text, 0, longest.tokens
+    for _ in range(start_line - longest.start_line):  # its lines before `start_line` go, as counted there
+        end = text.index("\n", at) + 1
+        tokens -= tokenizer.count(text[at:end])
+        at = end
+    return Window(text=text[at:], start_line=start_line, tokens=tokens)
 
 
 def suffix_window(suffix: str, budget: int, tokenizer: Tokenizer = DEFAULT_TOKENIZER, *,
