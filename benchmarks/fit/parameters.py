@@ -36,6 +36,7 @@ PARAMETERS = (
     Parameter("PROXIMITY_LINES", ("pruning.candidates",), (3.0, 6.0, 12.0, 24.0)),
     Parameter("EXPECTED_VALUE", ("pruning.expected_names",), (0.25, 0.5, 1.0, 2.0, 4.0)),
     Parameter("UNUSED_IMPORT_DISTANCE", ("pruning.file_uses",), (1, 3, 6, 12)),
+    Parameter("FREQUENCY_WEIGHT", ("pruning.file_uses",), (1.0, 2.0, 4.0, 8.0)),
     Parameter("ENCLOSING_FUNCTION_VALUE", ("pruning.ladder",), (1.0, 2.0, 3.0, 6.0)),
     Parameter("ENCLOSING_CLASS_VALUE", ("pruning.ladder",), (0.5, 1.0, 2.0, 4.0)),
     Parameter("USED_IMPORTS_VALUE", ("pruning.ladder",), (0.5, 1.0, 1.5, 3.0)),
