@@ -35,7 +35,8 @@ MAX_FILE_NAMES = 16  # names imported and used elsewhere in the file, beyond tho
 UNUSED_IMPORT_DISTANCE = 1
 USES_PER_NAME = 4  # nearest uses reported per name (the value model counts the nearest four)
 # A name used n times counts as nearer by a factor 1 + FREQUENCY_WEIGHT * ln(n). The one parameter
-# was chosen on context_bench's dev corpora (hidden-line recall at 1,024 tokens, grid 0.5 to 8).
+# was chosen on context_bench's dev corpora (hidden-line recall at 1,024 tokens, grid 0.5 to 8);
+# value_fit's coverage at 256 tokens keeps it too (benchmarks/fit/parameters.py).
 FREQUENCY_WEIGHT = 4.0
 
 
