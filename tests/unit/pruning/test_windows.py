@@ -98,3 +98,19 @@ def test_a_cursor_moved_up_past_the_kept_start_gets_a_fresh_window():
     moved = build_context("/w/m.py", text, up, budget_tokens=256, prefix_start=low.layout.prefix_start)
     assert moved.prefix == build_context("/w/m.py", text, up, budget_tokens=256).prefix
     assert moved.layout.prefix_start < low.layout.prefix_start
+
+
+def test_a_partly_held_layout_keeps_the_prompt_within_the_budget():
+    """Held snippets cut to fit (the suffix window grew) change the prompt's beginning: nothing
+    of it is cached, so the kept prefix window may not run over the budget behind them."""
+    head = "".join(f"def helper_{i}(x, y, z):\n    return x + y * {i} - z\n\n" for i in range(120))
+    body = "".join(f"    value_{i} = helper_{i % 7}(value_{i - 1}, {i}, limit)\n" for i in range(60))
+    before = head + "def target(limit):\n" + body + "    total = helper_3(1, 2, 3) + helper_4(1, 2, 3)"
+    shown = build_context("/w/m.py", before + "\n", len(before), budget_tokens=300)
+    typed = before + "\n    more = total + 1\n    again = more * 2"
+    tail = "".join(f"    extra_{i} = helper_{i % 9}(total, {i}, limit) + helper_{(i + 1) % 9}(total, 0, 0)\n"
+                   for i in range(40))
+    parts = build_context("/w/m.py", typed + "\n" + tail, len(typed), budget_tokens=300, holds=(shown.layout,),
+                          prefix_start=shown.layout.prefix_start)
+    assert 0 < len(parts.snippets) < len(shown.snippets)  # the layout held in part
+    assert parts.tokens <= 300
