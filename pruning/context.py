@@ -145,7 +145,7 @@ def build_context(path: str, text: str, offset: int, *, language: str = "", budg
         local = without_enclosing(local_definitions(root, syntax, source), scopes)
         referenced, lookups = reference_pieces(likely, lookup, local, root, source, path, syntax, visible, cursor_line,
                                                similar, query, literal_type(root, source, byte_offset))
-        pieces += referenced + recent_pieces(lookup) + expected_pieces(lookup, local) + caller_pieces(
+        pieces += referenced + recent_pieces(lookup) + expected_pieces(lookup, local, text) + caller_pieces(
             lookup, scopes, byte_offset)
         scope_tokens = _scope_signature(scopes, source, byte_offset)
         scopes_at = scope_key(scope.name for scope in scopes)

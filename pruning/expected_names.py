@@ -6,7 +6,10 @@ being written (or was cut) where that definition goes: the name is a likely next
 importers' statements show how the rest of the workspace spells it. Each such statement, as its
 importer writes it, is a candidate worth `EXPECTED_VALUE`. A name counts as defined when this
 buffer's tree defines it (`local`, top level and class members), the index's entry for the file
-defines it or one of the file's own imports binds it; nothing is expected of a file that
+defines it, one of the file's own imports binds it, or the buffer's text writes it where a
+definition or an import does (`written_in`: a line that declares it after a keyword, assigns
+it, or imports or exports it; a tree that a half-written line breaks, and a definition inside
+a module-level `if` or `try`, do not show it); nothing is expected of a file that
 re-exports another module whole (`export * from`, `from m import *`), nor names that are
 modules: the file's own (`from pkg import models` of models.py) or those beside it. A statement's
 lines are kept on its importer's entry (`FileEntry.derived`) and die with it.
@@ -29,8 +32,9 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _OPEN, _CLOSE = "([{", ")]}"
 
 
-def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]]) -> list[Piece]:
-    """The import statements of other files that name what this file does not define."""
+def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]], buffer: str = "") -> list[Piece]:
+    """The import statements of other files that name what this file (whose text is `buffer`)
+    does not define."""
     snapshot = lookup.snapshot
     statements = snapshot.imports_from(lookup.path) if snapshot is not None else ()
     entry = snapshot.entry(lookup.path) if statements else None
@@ -52,6 +56,7 @@ def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]]) -> list
         missing = [name for name in dict.fromkeys(imp.names)
                    if _NAME.match(name) and name != "default" and name not in defined
                    and not is_module(name, imp.module)]
+        missing = [name for name in missing if not written_in(buffer, name)]
         if not missing:
             continue
         shown = _kept_statement(snapshot, importer, imp.line, imp.module, missing)
@@ -66,6 +71,26 @@ def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]]) -> list
         if len(pieces) == MAX_STATEMENTS:
             break
     return pieces
+
+
+# a keyword that declares the name after it (Python, TypeScript, JavaScript, Go, Rust, Java, C++)
+_DECLARING = (r"(?:def|class|function\*?|const|let|var|type|interface|enum|struct|union|trait|fn|func|mod"
+              r"|static|namespace|macro_rules!)")
+
+
+def written_in(text: str, name: str) -> bool:
+    """Whether `text` defines or imports `name` on a line of its own: a declaring keyword before
+    it (`def name`, `export const name`, `pub fn name`), an assignment to it (`name = `,
+    `name: T = `, `name := `), an import line or export list (`export { name }`) that names it,
+    or an aliased import of it (`name as x`)."""
+    if name not in text:
+        return False
+    word = re.escape(name)
+    return re.search(rf"^[ \t]*(?:(?:export|default|async|pub(?:\([^)\n]*\))?|public|private|protected|abstract|final|declare|unsafe|extern)\s+)*"
+                     rf"{_DECLARING}\s+{word}\b"
+                     rf"|^[ \t]*{word}[ \t]*(?::[^=\n]*)?:?=(?!=)"
+                     rf"|^[ \t]*(?:from\b|import\b|use\b|pub use\b|export\s*(?:type\s*)?[{{*])[^\n]*\b{word}\b"
+                     rf"|\b{word}\s+as\s", text, re.MULTILINE) is not None
 
 
 def _kept_statement(snapshot, importer: str, line: int, module: str,

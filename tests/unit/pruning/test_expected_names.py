@@ -1,9 +1,11 @@
 """Names the workspace expects a file to define (pruning.expected_names): other files' imports of
 names the file does not define are candidates; defined, bound and module names are not."""
 
+import pytest
+
 from pruning.candidates import local_definitions
 from pruning.context import build_context
-from pruning.expected_names import expected_pieces
+from pruning.expected_names import expected_pieces, written_in
 from pruning.index_lookup import IndexLookup
 from indexer import parse, syntax_for
 
@@ -34,13 +36,13 @@ LONG_IMPORT = """import {
 """
 
 
-def _expected(index, path, text, language="typescript"):
+def _expected(index, path, text, language="typescript", buffer=""):
     index.did_open(path, text, language)
     index.flush(path)
     source = text.encode()
     syntax = syntax_for(language)
     local = local_definitions(parse(syntax.name, source).root_node, syntax, source)
-    return expected_pieces(IndexLookup(index.snapshot_for(path), path), local)
+    return expected_pieces(IndexLookup(index.snapshot_for(path), path), local, buffer)
 
 
 def test_an_imported_name_the_file_does_not_define_is_offered_with_the_importers_statement(
@@ -100,3 +102,41 @@ def test_a_type_named_after_its_file_is_expected_of_it(tmp_path, write_workspace
     })
     pieces = _expected(index, str(tmp_path / "src/ThrottleConfig.ts"), "export const defaults = {};\n")
     assert [p.symbol for p in pieces] == ["ThrottleConfig"]
+
+
+@pytest.mark.parametrize(("text", "name", "written"), [
+    ("def Model(x):\n", "Model", True),
+    ("class Model(Base):\n", "Model", True),
+    ("if TYPE_CHECKING:\n    Model = None\n", "Model", True),
+    ("BUFFER_SIZE: Final[int] = 8 * 1024\n", "BUFFER_SIZE", True),
+    ("from a import (\n    settings as Settings,\n)\n", "settings", True),
+    ("from a import Model\n", "Model", True),
+    ("export const Model = 1;\n", "Model", True),
+    ("export default class Model {}\n", "Model", True),
+    ("export { Model } from './model';\n", "Model", True),
+    ("export type { Model } from './model';\n", "Model", True),
+    ("type Model struct {}\n", "Model", True),
+    ("model := NewModel()\n", "model", True),
+    ("pub(crate) fn model() {}\n", "model", True),
+    ("pub use crate::models::Model;\n", "Model", True),
+    ("x = Model(1)\n", "Model", False),
+    ("if Model == 3:\n", "Model", False),
+    ("export function build(m: Model) {}\n", "Model", False),
+    ("# Model is made below\n", "Model", False),
+    ("class Models:\n", "Model", False),
+])
+def test_written_in_finds_a_definition_or_import_on_a_line_of_its_own(text, name, written):
+    assert written_in(text, name) is written
+
+
+def test_a_definition_the_tree_does_not_show_is_still_defined(tmp_path, write_workspace):
+    """A module-level `if` hides an assignment from the index's tags, and a half-written line
+    can hide a whole class from the buffer's tree: the text still defines both names."""
+    models = ("import sys\n\nif sys.version_info >= (3, 11):\n    Real = float\nelse:\n    Real = int\n\n\n"
+              "def helper(value):\n        return value\n    if value:\n\nclass Model:\n    pass\n")
+    app = "from pkg.models import Model, Real, helper\n"
+    index = write_workspace(tmp_path, {"pkg/__init__.py": "", "pkg/models.py": models, "app.py": app})
+    assert _expected(index, str(tmp_path / "pkg/models.py"), models, "python", buffer=models) == []
+    used_only = models.replace("class Model:\n    pass\n", "print(Model(1))\n")
+    pieces = _expected(index, str(tmp_path / "pkg/models.py"), used_only, "python", buffer=used_only)
+    assert [p.symbol for p in pieces] == ["Model"]
