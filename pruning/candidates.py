@@ -360,7 +360,9 @@ def _forms(draw, kind: str, lines: int, wanted_members: bool, upgrade_gain: floa
 
 
 def local_definitions(root: object, syntax: Syntax, source: bytes) -> dict[str, list[object]]:
-    """Definitions of the current file by name: top level and one level inside classes."""
+    """Definitions of the current file by name: top level and one level inside classes, those
+    in a span the parser could not make sense of (an `ERROR` node: a half-written line can
+    swallow the definitions around it) included."""
     table: dict[str, list[object]] = {}
     stack = [(child, 0) for child in root.named_children]  # type: ignore[attr-defined]
     while stack:
@@ -369,6 +371,8 @@ def local_definitions(root: object, syntax: Syntax, source: bytes) -> dict[str, 
             node = node.named_children[-1]  # type: ignore[attr-defined]
         kind = syntax.scopes.get(node.type)  # type: ignore[attr-defined]
         if kind is None:
+            if node.type == "ERROR":  # type: ignore[attr-defined]
+                stack.extend((child, depth) for child in node.named_children)  # type: ignore[attr-defined]
             continue
         table.setdefault(name_of(node, source), []).append(node)
         if kind in CLASS_KINDS and depth == 0:
