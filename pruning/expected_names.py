@@ -32,7 +32,7 @@ _NAME = re.compile(r"[A-Za-z_$][\w$]*\Z")
 _OPEN, _CLOSE = "([{", ")]}"
 
 
-def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]], buffer: str = "") -> list[Piece]:
+def expected_pieces(lookup: IndexLookup, local: dict[str, list[object]], buffer: str) -> list[Piece]:
     """The import statements of other files that name what this file (whose text is `buffer`)
     does not define."""
     snapshot = lookup.snapshot

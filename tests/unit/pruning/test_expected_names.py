@@ -36,13 +36,13 @@ LONG_IMPORT = """import {
 """
 
 
-def _expected(index, path, text, language="typescript", buffer=""):
+def _expected(index, path, text, language="typescript"):
     index.did_open(path, text, language)
     index.flush(path)
     source = text.encode()
     syntax = syntax_for(language)
     local = local_definitions(parse(syntax.name, source).root_node, syntax, source)
-    return expected_pieces(IndexLookup(index.snapshot_for(path), path), local, buffer)
+    return expected_pieces(IndexLookup(index.snapshot_for(path), path), local, text)
 
 
 def test_an_imported_name_the_file_does_not_define_is_offered_with_the_importers_statement(
@@ -136,7 +136,7 @@ def test_a_definition_the_tree_does_not_show_is_still_defined(tmp_path, write_wo
               "def helper(value):\n        return value\n    if value:\n\nclass Model:\n    pass\n")
     app = "from pkg.models import Model, Real, helper\n"
     index = write_workspace(tmp_path, {"pkg/__init__.py": "", "pkg/models.py": models, "app.py": app})
-    assert _expected(index, str(tmp_path / "pkg/models.py"), models, "python", buffer=models) == []
+    assert _expected(index, str(tmp_path / "pkg/models.py"), models, "python") == []
     used_only = models.replace("class Model:\n    pass\n", "print(Model(1))\n")
-    pieces = _expected(index, str(tmp_path / "pkg/models.py"), used_only, "python", buffer=used_only)
+    pieces = _expected(index, str(tmp_path / "pkg/models.py"), used_only, "python")
     assert [p.symbol for p in pieces] == ["Model"]
