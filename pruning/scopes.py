@@ -72,9 +72,23 @@ def as_scope(node: object, kind: str, syntax: Syntax, source: bytes) -> Scope:
     )
 
 
+# Python's definitions: their header ends with a `:` token, and what a half-written line broke
+# between it and the `body` block is an ERROR node holding the body's first lines
+COLON_HEADED = frozenset({"function_definition", "class_definition"})
+
+
 def body_of(node: object) -> object | None:
-    """The body child of a definition (block, class body, struct field list), if it has one."""
+    """The body child of a definition (block, class body, struct field list), if it has one.
+
+    In a Python definition whose body a half-written line broke (`def f(): ERROR block`: the
+    docstring and the lines above the break are in the ERROR, the `body` field is the block
+    after it), the body is that ERROR node: the header still ends at the `:`."""
     body = node.child_by_field_name("body")  # type: ignore[attr-defined]
+    if body is not None and node.type in COLON_HEADED:  # type: ignore[attr-defined]
+        broken = body.prev_sibling
+        if broken is not None and broken.type == "ERROR" and broken.prev_sibling is not None \
+                and broken.prev_sibling.type == ":":
+            return broken
     if body is None and node.type == "type_spec":  # type: ignore[attr-defined]
         kind = node.child_by_field_name("type")  # type: ignore[attr-defined]
         if kind is not None and kind.type in ("struct_type", "interface_type"):

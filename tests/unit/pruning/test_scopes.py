@@ -171,3 +171,30 @@ def test_collapse_never_cuts_a_long_name_away():
     assert collapse(header) == "export function buildClientInfoFromHomeAccountId( ..."
     assert collapse("function addCcsUpn(parameters: Map<string, string>, loginHint: string): void") == \
         "function addCcsUpn(parameters: Map<string, string>, ..."
+
+
+BROKEN_BODY = '''class Highlighter:
+    def __call__(self, text: str) -> str:
+        """Highlight a str.
+
+        Args:
+            text: what to highlight.
+        """
+        CURSOR
+            highlighted = text.upper()
+        else:
+            raise TypeError(text)
+        return highlighted
+'''
+
+
+def test_python_signature_of_a_body_a_half_written_line_broke(parse):
+    # the removed `if isinstance(text, str):` leaves an over-indented block: the docstring and the
+    # lines above the break are an ERROR between the header's `:` and the `body` block
+    data, scopes = chain(parse, "python", BROKEN_BODY.replace("CURSOR", ""), marker="        \n            highlighted")
+    method = next(s for s in scopes if s.name == "__call__")
+    syntax = syntax_for("python")
+    assert render(method.node, data, syntax, "signature").text == (
+        '    def __call__(self, text: str) -> str:\n        """Highlight a str."""\n')
+    assert render(method.node, data, syntax, "line").text == "    def __call__(self, text: str) -> str: ...\n"
+    assert data[:method.body_start_byte].rstrip().endswith(b"-> str:")
