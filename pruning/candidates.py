@@ -31,9 +31,14 @@ Value model (documented because the packer trusts it): a referenced definition i
 plus a tenth of the value of each further use. `module.name` and a bare or member `name` are
 resolved apart (Go's `token.Pos` type beside `n.Pos()` methods), `module.name` in the module this
 file imports (not another of the same name), and a name that is not a member access and that an
-import binds leaves out its namesakes elsewhere in the workspace. A bare name is no class member
-where members are reached through an object (`EXPLICIT_RECEIVER`), and a declaration file's
-definitions (`.pyi`, `.d.ts`) give way to a source file's of the same name. A class whose
+import binds leaves out its namesakes elsewhere in the workspace. Some names resolve only to
+definitions the file's imports reach (tiers 0-2): a plain identifier, a name of similar code
+elsewhere (`pruning.similar_code`), a name only the definitions around the cursor define here
+(the ladder shows those), and a member of a known type that no definition in reach holds (an
+attribute its constructor sets): namesakes in files the file does not import are not them. A
+bare name is no class member where members are reached through an object
+(`EXPLICIT_RECEIVER`), and a declaration file's definitions (`.pyi`, `.d.ts`) give way to a
+source file's of the same name. A class whose
 members are accessed on the cursor line (or the line before) has its full skeleton valued at
 twice its compact form. The type a literal at the cursor builds (`pruning.literal_types`) is
 worth `FILLED_TYPE_GAIN` times as much, its fuller forms as those of a type whose members are
@@ -394,9 +399,12 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
              source: bytes, path: str, modules: dict[str, str], *, explicit_receiver: bool = False) -> list:
     found: list = [_Local(_LocalDefinition(node, source), node, path) for node in local.get(name, ())]
     stems = {modules[u.owner] for u in uses if u.owner in modules}
+    enclosing_only = name in local and not found  # only definitions around the cursor define it here
     if lookup.available:
         limit = MODULE_NAME_LOOKUP if stems else BARE_NAME_LOOKUP
         found = _without_stubs(found + [f for f in lookup.definitions(name, limit) if f.path != path])
+    if enclosing_only:  # that definition (the ladder shows it) or what it delegates to, no namesake elsewhere
+        found = [f for f in found if f.tier <= 2]
     if explicit_receiver and all(u.kind in BARE_KINDS and not u.owner for u in uses):
         # a bare name (a local `msg`, a call `f()`) is no other file's class member (`msg: str`)
         found = [f for f in found if getattr(f.definition, "container", None) is None]
@@ -414,8 +422,12 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
         matching = [f for f in found if getattr(f.definition, "container", None) in owners]
         if matching:
             return matching
-    if all(u.kind == "identifier" for u in uses):
-        found = [f for f in found if f.tier <= 2]  # plain names resolve only through imports
+        # a member of a known type that no definition in reach holds (an attribute its
+        # constructor sets, one of an imported base class) is no namesake of files it does not import
+        found = [f for f in found if f.tier <= 2]
+    if all(u.kind in ("identifier", "similar") for u in uses):
+        # plain names, and names of similar code elsewhere, resolve only through imports
+        found = [f for f in found if f.tier <= 2]
     elif not any(u.kind == "attribute" for u in uses) and any(f.tier <= 2 for f in found):
         found = [f for f in found if f.tier <= 2]  # what the imports bind hides the same name elsewhere
     elif all(u.kind == "attribute" for u in uses) and not owners:

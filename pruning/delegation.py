@@ -11,7 +11,9 @@ the definition being written is never one of them.
 
 Invariants: only the innermost named function or method counts (an anonymous closure is skipped
 for the function around it); the enclosing definitions themselves are removed from the current
-file's definitions table, so they neither become candidates nor dilute a name's specificity.
+file's definitions table (their names stay, with no definitions: the file defines them), so they
+neither become candidates nor dilute a name's specificity, and their names resolve only through
+the file's imports.
 """
 
 from __future__ import annotations
@@ -36,11 +38,9 @@ def delegate_uses(scopes: list[Scope], offset: int, cursor_line: int) -> list[Na
 
 
 def without_enclosing(local: dict[str, list[object]], scopes: list[Scope]) -> dict[str, list[object]]:
-    """`local` (name -> definition nodes of this file) without the definitions that enclose the cursor."""
+    """`local` (name -> definition nodes of this file) without the definitions that enclose the
+    cursor (the ladder shows those); a name only they define stays, with no definitions: the
+    file still defines it."""
     starts = {scope.node.start_byte for scope in scopes}  # type: ignore[attr-defined]
-    out = {}
-    for name, nodes in local.items():
-        kept = [node for node in nodes if node.start_byte not in starts]  # type: ignore[attr-defined]
-        if kept:
-            out[name] = kept
-    return out
+    return {name: [node for node in nodes if node.start_byte not in starts]  # type: ignore[attr-defined]
+            for name, nodes in local.items()}

@@ -50,3 +50,51 @@ def test_a_bare_local_name_is_no_class_member_of_another_file(tmp_path, write_wo
     parts = build_context(path, text, len(text), index=index, workspace_root=str(tmp_path))
     symbols = {s.symbol for s in parts.snippets if s.path == "attr/exceptions.py"}
     assert symbols == {"NotAnAttrsClassError"}
+
+
+def _snippets(tmp_path, index, rel, text):
+    path = str(tmp_path / rel)
+    index.did_open(path, text, "python")
+    parts = build_context(path, text, len(text), index=index, workspace_root=str(tmp_path))
+    return {(s.path, s.symbol) for s in parts.snippets}
+
+
+def test_the_enclosing_class_is_no_namesake_in_another_file(tmp_path, write_workspace):
+    """`Shrinker(...)` inside `class Shrinker` is that class (the ladder shows it), not the
+    `Shrinker` of a file this one does not import."""
+    text = "class Shrinker:\n    def clone(self):\n        copy = Shrinker(self.initial)\n        "
+    index = write_workspace(tmp_path, {
+        "shrinking/common.py": text,
+        "conjecture/shrinker.py": "class Shrinker:\n    def shrink(self):\n        pass\n",
+    })
+    assert ("conjecture/shrinker.py", "Shrinker") not in _snippets(tmp_path, index, "shrinking/common.py", text)
+
+
+def test_a_member_of_a_known_type_is_no_namesake_of_a_file_not_imported(tmp_path, write_workspace):
+    """`self.name` of a class that sets it in its constructor is not `name()` of an unrelated
+    file; `self.run()` of an imported base class still resolves there."""
+    text = ("from base import Base\n\n\nclass Job(Base):\n    def __init__(self, name):\n        self.name = name\n\n"
+            "    def label(self):\n        self.run()\n        return self.name\n        ")
+    index = write_workspace(tmp_path, {
+        "job.py": text,
+        "base.py": "class Base:\n    def run(self):\n        pass\n",
+        "far/names.py": "def name(x):\n    return x\n",
+    })
+    path = str(tmp_path / "job.py")
+    index.did_open(path, text, "python")
+    parts = build_context(path, text, len(text), index=index, workspace_root=str(tmp_path))
+    assert "far/names.py" not in {s.path for s in parts.snippets}
+    assert "def run(self)" in "".join(s.text for s in parts.snippets if s.path == "base.py")
+
+
+def test_a_name_of_similar_code_resolves_only_through_this_files_imports(tmp_path, write_workspace):
+    """`normalize_rows`, which a sibling's like code calls, is defined in a module this file does
+    not import: its definition is not offered (the sibling's window may still be shown)."""
+    text = "def load_rows(db, query):\n    cursor = db.cursor()\n    cursor.execute(query)\n    "
+    index = write_workspace(tmp_path, {
+        "pkg/a.py": text,
+        "pkg/b.py": "from tools.rows import normalize_rows\n\n\ndef load_cols(db, query):\n    cursor = db.cursor()\n"
+                    "    cursor.execute(query)\n    return normalize_rows(cursor.fetchall())\n",
+        "tools/rows.py": "def normalize_rows(rows):\n    return rows\n",
+    })
+    assert ("tools/rows.py", "normalize_rows") not in _snippets(tmp_path, index, "pkg/a.py", text)
