@@ -33,17 +33,17 @@ resolved apart (Go's `token.Pos` type beside `n.Pos()` methods), `module.name` i
 file imports (not another of the same name), and a name that is not a member access and that an
 import binds leaves out its namesakes elsewhere in the workspace. Some names resolve only to
 definitions the file's imports reach (tiers 0-2): a plain identifier, a name of similar code
-elsewhere (`pruning.similar_code`), a name only the definitions around the cursor define here
-(the ladder shows those), and a member of a known type that no definition in reach holds (an
-attribute its constructor sets): namesakes in files the file does not import are not them. A
-bare name is no class member where members are reached through an object
-(`EXPLICIT_RECEIVER`), and a declaration file's definitions (`.pyi`, `.d.ts`) give way to a
-source file's of the same name. A class whose
-members are accessed on the cursor line (or the line before) has its full skeleton valued at
-twice its compact form. The type a literal at the cursor builds (`pruning.literal_types`) is
-worth `FILLED_TYPE_GAIN` times as much, its fuller forms as those of a type whose members are
-accessed at the cursor: its fields are what the literal's next line sets. Ladder pieces have
-fixed values above that scale
+elsewhere (`pruning.similar_code`), a name only the definitions around the cursor define here (the
+ladder shows those), and a member of a known type that no definition in reach holds (an attribute
+its constructor sets): namesakes in files the file does not import are not them; a member of an
+object of unknown type (`x.size`, `seen.add(v)`) is one only when there are two at most. A bare
+name is no class member where members are reached through an object (`EXPLICIT_RECEIVER`), and a
+declaration file's definitions (`.pyi`, `.d.ts`) give way to a source file's of the same name. A
+class whose members are accessed on the cursor line (or the line before) has its full skeleton
+valued at twice its compact form. The type a literal at the cursor builds (`pruning.literal_types`)
+is worth `FILLED_TYPE_GAIN` times as much, its fuller forms as those of a type whose members are
+accessed at the cursor: its fields are what the literal's next line sets. Ladder pieces have fixed
+values above that scale
 (enclosing header 3.0, enclosing class 2.0, used imports 1.5, all imports 0.25, outline 0.15).
 A similar window is worth `WINDOW_VALUE` times its similarity (about 0.02 per token at 0.5 for a
 20-line window: above most definitions' line forms, below the ladder's and the best uses').
@@ -430,7 +430,8 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
         found = [f for f in found if f.tier <= 2]
     elif not any(u.kind == "attribute" for u in uses) and any(f.tier <= 2 for f in found):
         found = [f for f in found if f.tier <= 2]  # what the imports bind hides the same name elsewhere
-    elif all(u.kind == "attribute" for u in uses) and not owners:
+    elif all(u.kind == "attribute" or u.kind == "call" and u.owner for u in uses) and not owners:
+        # a member of an object of unknown type (`seen.add(x)`): a namesake elsewhere only when one of two
         found = [f for f in found if f.tier <= 2 or len(found) <= 2]
     return found[:4]
 

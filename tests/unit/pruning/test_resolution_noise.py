@@ -98,3 +98,16 @@ def test_a_name_of_similar_code_resolves_only_through_this_files_imports(tmp_pat
         "tools/rows.py": "def normalize_rows(rows):\n    return rows\n",
     })
     assert ("tools/rows.py", "normalize_rows") not in _snippets(tmp_path, index, "pkg/a.py", text)
+
+
+def test_a_method_call_on_an_object_of_unknown_type_is_no_namesake_of_files_not_imported(tmp_path, write_workspace):
+    """`seen.add(value)` on a local set is none of the `add` methods of three unrelated files."""
+    text = "def unique(values):\n    seen = set()\n    for value in values:\n        seen.add(value)\n        "
+    index = write_workspace(tmp_path, {
+        "app.py": text,
+        **{f"far/m{i}.py": f"class Bag{i}:\n    def add(self, item):\n        pass\n" for i in range(3)},
+    })
+    path = str(tmp_path / "app.py")
+    index.did_open(path, text, "python")
+    parts = build_context(path, text, len(text), index=index, workspace_root=str(tmp_path))
+    assert not any(s.path.startswith("far/") for s in parts.snippets)
