@@ -422,8 +422,8 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
         matching = [f for f in found if getattr(f.definition, "container", None) in owners]
         if matching:
             return matching
-        # a member of a known type that no definition in reach holds (an attribute its
-        # constructor sets, one of an imported base class) is no namesake of files it does not import
+        # a member of a known type that no definition holds (an attribute its constructor sets)
+        # is no namesake in a file this one does not import; an imported base class's is kept
         found = [f for f in found if f.tier <= 2]
     if all(u.kind in ("identifier", "similar") for u in uses):
         # plain names, and names of similar code elsewhere, resolve only through imports
