@@ -403,8 +403,6 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
     if lookup.available:
         limit = MODULE_NAME_LOOKUP if stems else BARE_NAME_LOOKUP
         found = _without_stubs(found + [f for f in lookup.definitions(name, limit) if f.path != path])
-    if enclosing_only:  # that definition (the ladder shows it) or what it delegates to, no namesake elsewhere
-        found = [f for f in found if f.tier <= 2]
     if explicit_receiver and all(u.kind in BARE_KINDS and not u.owner for u in uses):
         # a bare name (a local `msg`, a call `f()`) is no other file's class member (`msg: str`)
         found = [f for f in found if getattr(f.definition, "container", None) is None]
@@ -422,11 +420,10 @@ def _resolve(name: str, uses: list[NameUse], lookup: IndexLookup, local: dict[st
         matching = [f for f in found if getattr(f.definition, "container", None) in owners]
         if matching:
             return matching
-        # a member of a known type that no definition holds (an attribute its constructor sets)
-        # is no namesake in a file this one does not import; an imported base class's is kept
-        found = [f for f in found if f.tier <= 2]
-    if all(u.kind in ("identifier", "similar") for u in uses):
-        # plain names, and names of similar code elsewhere, resolve only through imports
+    if owners or enclosing_only or all(u.kind in ("identifier", "similar") for u in uses):
+        # only through the file's imports (see the module docstring): a member of a known type no
+        # definition holds (an imported base class's is kept), a name only the definitions around
+        # the cursor define (they, or what they delegate to), a plain name, a name of similar code
         found = [f for f in found if f.tier <= 2]
     elif not any(u.kind == "attribute" for u in uses) and any(f.tier <= 2 for f in found):
         found = [f for f in found if f.tier <= 2]  # what the imports bind hides the same name elsewhere

@@ -53,10 +53,10 @@ def test_a_bare_local_name_is_no_class_member_of_another_file(tmp_path, write_wo
 
 
 def _snippets(tmp_path, index, rel, text):
+    """The snippets of the context at the end of `text`, opened as `rel`."""
     path = str(tmp_path / rel)
     index.did_open(path, text, "python")
-    parts = build_context(path, text, len(text), index=index, workspace_root=str(tmp_path))
-    return {(s.path, s.symbol) for s in parts.snippets}
+    return build_context(path, text, len(text), index=index, workspace_root=str(tmp_path)).snippets
 
 
 def test_the_enclosing_class_is_no_namesake_in_another_file(tmp_path, write_workspace):
@@ -67,7 +67,8 @@ def test_the_enclosing_class_is_no_namesake_in_another_file(tmp_path, write_work
         "shrinking/common.py": text,
         "conjecture/shrinker.py": "class Shrinker:\n    def shrink(self):\n        pass\n",
     })
-    assert ("conjecture/shrinker.py", "Shrinker") not in _snippets(tmp_path, index, "shrinking/common.py", text)
+    shown = {(s.path, s.symbol) for s in _snippets(tmp_path, index, "shrinking/common.py", text)}
+    assert ("conjecture/shrinker.py", "Shrinker") not in shown
 
 
 def test_a_member_of_a_known_type_is_no_namesake_of_a_file_not_imported(tmp_path, write_workspace):
@@ -80,11 +81,9 @@ def test_a_member_of_a_known_type_is_no_namesake_of_a_file_not_imported(tmp_path
         "base.py": "class Base:\n    def run(self):\n        pass\n",
         "far/names.py": "def name(x):\n    return x\n",
     })
-    path = str(tmp_path / "job.py")
-    index.did_open(path, text, "python")
-    parts = build_context(path, text, len(text), index=index, workspace_root=str(tmp_path))
-    assert "far/names.py" not in {s.path for s in parts.snippets}
-    assert "def run(self)" in "".join(s.text for s in parts.snippets if s.path == "base.py")
+    snippets = _snippets(tmp_path, index, "job.py", text)
+    assert "far/names.py" not in {s.path for s in snippets}
+    assert "def run(self)" in "".join(s.text for s in snippets if s.path == "base.py")
 
 
 def test_a_name_of_similar_code_resolves_only_through_this_files_imports(tmp_path, write_workspace):
@@ -97,7 +96,7 @@ def test_a_name_of_similar_code_resolves_only_through_this_files_imports(tmp_pat
                     "    cursor.execute(query)\n    return normalize_rows(cursor.fetchall())\n",
         "tools/rows.py": "def normalize_rows(rows):\n    return rows\n",
     })
-    assert ("tools/rows.py", "normalize_rows") not in _snippets(tmp_path, index, "pkg/a.py", text)
+    assert ("tools/rows.py", "normalize_rows") not in {(s.path, s.symbol) for s in _snippets(tmp_path, index, "pkg/a.py", text)}
 
 
 def test_a_method_call_on_an_object_of_unknown_type_is_no_namesake_of_files_not_imported(tmp_path, write_workspace):
@@ -107,7 +106,4 @@ def test_a_method_call_on_an_object_of_unknown_type_is_no_namesake_of_files_not_
         "app.py": text,
         **{f"far/m{i}.py": f"class Bag{i}:\n    def add(self, item):\n        pass\n" for i in range(3)},
     })
-    path = str(tmp_path / "app.py")
-    index.did_open(path, text, "python")
-    parts = build_context(path, text, len(text), index=index, workspace_root=str(tmp_path))
-    assert not any(s.path.startswith("far/") for s in parts.snippets)
+    assert not any(s.path.startswith("far/") for s in _snippets(tmp_path, index, "app.py", text))
